@@ -1,0 +1,132 @@
+import type { Readable } from 'node:stream';
+import { runChecks, type RuleSettings } from './checks/run.js';
+import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
+import { defaultSessionRoots, discoverJournals, InputError, type JournalFile } from './journal/discover.js';
+import { scanJournals, scanStdin } from './journal/scan.js';
+import type { FileStats, ScanResult } from './journal/types.js';
+import type { Delegation } from './model/delegation.js';
+import { groupDelegations } from './model/group.js';
+import { delegationOrder, resolveTarget } from './model/target.js';
+import { buildDelegationReport, fileLimits } from './report/build.js';
+import { SCHEMA_VERSION, type ScanStats, type TraceReport } from './report/types.js';
+import { VERSION } from './version.js';
+
+export interface AnalyzeOptions {
+  /** Directories, files or globs; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions. */
+  sessions?: string[];
+  /** Read one journal from this stream instead of the sessions tree. */
+  stdin?: Readable;
+  /** Delegation id, prefix, parent run id, session id or `last` (default). */
+  target?: string;
+  all?: boolean;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  checkOptions?: Partial<CheckOptions>;
+  rules?: RuleSettings;
+  /** Extra checks run after the built-in ones (e.g. contract checks). */
+  extraChecks?: readonly Check[];
+  onFile?: (done: number, total: number, bytes: number) => void;
+  /** Alternative scanner (parallel, recent-first); defaults to the sequential one. */
+  scan?: (files: JournalFile[]) => Promise<ScanResult>;
+}
+
+export interface Analysis {
+  report: TraceReport;
+  delegations: Delegation[];
+  scan: ScanResult;
+}
+
+/** A target that names nothing, or several things: exit 2 with a sentence (and candidates). */
+export class TargetError extends InputError {
+  constructor(message: string, readonly candidates: string[] = []) {
+    super(message);
+  }
+}
+
+export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: ScanResult; roots: string[] }> {
+  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'] };
+  const env = options.env ?? process.env;
+  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
+  const files = await discoverJournals(roots, options.cwd ?? process.cwd());
+  const scan = options.scan ? await options.scan(files) : await scanJournals(files, { onFile: options.onFile });
+  return { scan, roots };
+}
+
+export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
+  const began = performance.now();
+  const { scan, roots } = await loadJournals(options);
+  const delegations = groupDelegations(scan.events).sort(delegationOrder);
+  const sessionFiles = new Map<string, string[]>();
+  for (const f of scan.files) {
+    const sid = f.file.replace(/^.*\//, '').replace(/\.gz$/, '').replace(/\.jsonl$/, '');
+    sessionFiles.set(sid, [...(sessionFiles.get(sid) ?? []), f.file]);
+  }
+  let selected: Delegation[];
+  let kind: string;
+  if (options.all) {
+    selected = delegations;
+    kind = 'all';
+  } else {
+    const r = resolveTarget(options.target, delegations, sessionFiles);
+    if (!r.ok) throw targetError(r, options.target, roots, scan);
+    selected = r.delegations;
+    kind = r.kind;
+  }
+  const files = new Map(scan.files.map((f) => [f.file, f] as const));
+  const checkOptions: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, nowMs: Date.now(), ...options.checkOptions };
+  const reports = selected.map((d) => {
+    const { findings, errors } = runChecks({ delegation: d, all: delegations, files, options: checkOptions, rules: options.rules });
+    const extra = options.extraChecks?.length ? runChecks({ delegation: d, all: delegations, files, options: checkOptions, rules: options.rules, checks: options.extraChecks }) : { findings: [], errors: [] };
+    return buildDelegationReport(d, sortFindings([...findings, ...extra.findings]), files, [...errors, ...extra.errors]);
+  });
+  const summary = { delegations: reports.length, error: 0, warning: 0, info: 0 };
+  for (const r of reports) for (const f of r.findings) summary[f.severity]++;
+  const report: TraceReport = {
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: 'trace-delegation', version: VERSION },
+    target: { query: options.all ? '--all' : options.target ?? 'last', kind },
+    delegations: reports,
+    summary,
+    limits: scanLimits(scan.files, selected),
+    stats: scanStats(scan, performance.now() - began),
+  };
+  return { report, delegations, scan };
+}
+
+function sortFindings(findings: Finding[]): Finding[] {
+  return findings.map((f, i) => [f, i] as const).sort((a, b) => SEVERITY_RANK[b[0].severity] - SEVERITY_RANK[a[0].severity] || a[1] - b[1]).map(([f]) => f);
+}
+
+function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult): TargetError {
+  const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}`;
+  if (r.reason === 'ambiguous') {
+    const ids = [...new Set(r.candidates.map((d) => d.id))];
+    return new TargetError(`target ${target} is ambiguous: it is a prefix of ${ids.length} delegation ids`, ids);
+  }
+  if (r.reason === 'empty') return new TargetError(`no delegation_started event found in ${where}`);
+  return new TargetError(`no delegation, parent run or session matches ${target} in ${where}`);
+}
+
+/** Scan-wide limits: files that could not be read, and lines skipped in files no block mentions. */
+function scanLimits(files: FileStats[], selected: Delegation[]): string[] {
+  const mentioned = new Set(selected.flatMap((d) => d.files));
+  const out: string[] = [];
+  for (const f of files) if (f.error || !mentioned.has(f.file)) out.push(...fileLimits(f).filter((l) => f.error || !/partial|newline/.test(l)));
+  return out;
+}
+
+function scanStats(scan: ScanResult, durationMs: number): ScanStats {
+  const s: ScanStats = { files: scan.files.length, bytes: 0, lines: 0, candidateLines: 0, events: scan.events.length, malformedLines: 0, partialLines: 0, missingFieldLines: 0, badTimestampLines: 0, duplicateLines: 0, unreadableFiles: 0, durationMs: Math.round(durationMs) };
+  for (const f of scan.files) {
+    s.bytes += f.bytes;
+    s.lines += f.lines;
+    s.candidateLines += f.candidateLines;
+    s.malformedLines += f.malformedLines;
+    s.partialLines += f.partialLines;
+    s.missingFieldLines += f.missingFieldLines;
+    s.badTimestampLines += f.badTimestampLines;
+    s.duplicateLines += f.duplicateLines;
+    if (f.error) s.unreadableFiles++;
+  }
+  return s;
+}

@@ -1,0 +1,23 @@
+import { loc, openDelegationCause } from '../../model/evidence.js';
+import type { Check, Report } from '../types.js';
+
+export const delegationIncomplete: Check = {
+  meta: {
+    id: 'delegation-incomplete',
+    category: 'trace',
+    defaultSeverity: 'warning',
+    description: 'delegation_started has no delegation_completed (engine error, crash, or still running).',
+    symptom: 'Delegation never starts',
+    docs: {
+      why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
+      example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',
+      reportLine: '- [warning] delegation-incomplete: no delegation_completed: crashed (its events are the last lines of their files) (j.jsonl:1)',
+      fix: 'Engine error: look for startup or admission errors (missing profile, >32 fan-out agents, model admission). Crashed: the process log. Still running: wait, or use --follow.',
+    },
+  },
+  run({ delegation: d, files, options }) {
+    if (!d.started || d.completed) return [];
+    const why = openDelegationCause(d, files, options.nowMs, options.staleAfterMs);
+    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence: [loc(d.started)] } satisfies Report];
+  },
+};

@@ -1,0 +1,40 @@
+import { hasSubRunEvents, loc, missingCompletionCause, terminalCompletions } from '../../model/evidence.js';
+import type { Check, Report, Symptom } from '../types.js';
+
+const SYMPTOM_BY_CAUSE: Record<string, Symptom> = {
+  paused: 'Pause/resume stuck',
+  cancelled: 'Cancellation leak',
+};
+
+export const missingCompletion: Check = {
+  meta: {
+    id: 'missing-completion',
+    category: 'trace',
+    defaultSeverity: 'error',
+    description: 'A started sub-run has no terminal completion; the message names the probable cause.',
+    symptom: 'Child cannot message parent',
+    docs: {
+      why: 'A child that started but never settled is paused, cancelled without cleanup, crashed, still running, or lost. Its result is missing from the join.',
+      example: '{"type":"delegation_sub_run_started",…,"sub_run_id":"r-2",…}\n{"type":"sync_marker",…,"metadata":{"action":"pause","run_id":"r-2"}}\n(no delegation_sub_run_completed for r-2)',
+      reportLine: '- [warning] missing-completion: sub-run r-2 (agent us) started but never completed: paused (a pause marker names it) (p.jsonl:3, p.jsonl:5)',
+      fix: 'Paused: resume or cancel it (resume_children_of). Cancelled: check cancel_children_of and cleanup_delegation. Crashed: look at the process log around the last line. Unknown: the tracker lost the completion.',
+    },
+  },
+  run({ delegation: d, files, options }) {
+    const out: Report[] = [];
+    if (!hasSubRunEvents(d)) return out;
+    for (const child of d.children) {
+      const run = child.final; // earlier attempts are settled by the retry that replaced them
+      if (run.starts.length === 0 || terminalCompletions(run).length > 0) continue;
+      const why = missingCompletionCause(d, run, files, options.nowMs, options.staleAfterMs);
+      out.push({
+        severity: why.cause === 'unknown' ? 'error' : 'warning',
+        message: `sub-run ${run.runId} (agent ${run.agentId ?? '?'}) started but never completed: ${why.cause} (${why.detail})`,
+        evidence: [loc(run.starts[0]), ...why.evidence],
+        runs: [run.runId],
+        symptom: SYMPTOM_BY_CAUSE[why.cause],
+      });
+    }
+    return out;
+  },
+};

@@ -1,0 +1,49 @@
+import { hasSubRunEvents, loc } from '../../model/evidence.js';
+import type { Check, Report } from '../types.js';
+
+export const retryUnlinked: Check = {
+  meta: {
+    id: 'retry-unlinked',
+    category: 'trace',
+    defaultSeverity: 'error',
+    description: 'A verification retry cannot be folded into the child it replaces.',
+    symptom: 'Retry loop',
+    docs: {
+      why: 'A retry must name the run it replaces (delegation_retry original → retry, retry_of on the retry start) and the original must be marked verification_failed; otherwise the child set, totals and chain length are guesses.',
+      example: '{"type":"delegation_retry",…,"original_run_id":"r-1","retry_run_id":"r-2",…}\n{"type":"delegation_sub_run_started",…,"sub_run_id":"r-2","retry_of":null,…}',
+      reportLine: '- [error] retry-unlinked: retry run r-2 starts with retry_of null, but delegation_retry says it retries r-1 (j.jsonl:4, j.jsonl:6)',
+      fix: 'Check apply_gate: the retry start must carry retry_of = original, and the original must be completed as verification_failed before the retry starts.',
+    },
+  },
+  run({ delegation: d }) {
+    const out: Report[] = [];
+    if (!hasSubRunEvents(d)) return out;
+    const known = (id: string | null) => !!id && !!d.runs.get(id) && (d.runs.get(id)!.starts.length > 0 || d.runs.get(id)!.completions.length > 0);
+    for (const r of d.retries) {
+      const retryRun = r.retryRunId ? d.runs.get(r.retryRunId) : undefined;
+      if (!r.originalRunId || !known(r.originalRunId)) {
+        out.push({ message: `delegation_retry names original run ${r.originalRunId ?? '(none)'}, which has no start or completion`, evidence: [loc(r)], runs: [r.retryRunId ?? ''].filter(Boolean) });
+      } else {
+        const original = d.runs.get(r.originalRunId)!;
+        if (!original.completions.some((c) => c.status === 'verification_failed'))
+          out.push({ message: `original run ${r.originalRunId} of retry ${r.retryRunId ?? '?'} is not marked verification_failed (statuses: ${original.completions.map((c) => c.status).join(',') || 'none'})`, evidence: [loc(r), ...original.completions.map(loc)], runs: [r.originalRunId] });
+      }
+      if (!retryRun || retryRun.starts.length === 0) {
+        out.push({ message: `delegation_retry names retry run ${r.retryRunId ?? '(none)'}, which never started`, evidence: [loc(r)], runs: [r.originalRunId ?? ''].filter(Boolean) });
+        continue;
+      }
+      const start = retryRun.starts[0];
+      if (start.retryOf !== r.originalRunId)
+        out.push({ message: `retry run ${retryRun.runId} starts with retry_of ${start.retryOf ?? 'null'}, but delegation_retry says it retries ${r.originalRunId ?? '(none)'}`, evidence: [loc(r), loc(start)], runs: [retryRun.runId] });
+    }
+    const retried = new Set(d.retries.map((r) => r.retryRunId));
+    for (const run of d.runs.values()) {
+      const start = run.starts[0];
+      if (!start?.retryOf || retried.has(run.runId)) continue;
+      if (!known(start.retryOf)) out.push({ message: `sub-run ${run.runId} has retry_of ${start.retryOf}, an unknown run`, evidence: [loc(start)], runs: [run.runId] });
+      else if (!d.runs.get(start.retryOf)!.completions.some((c) => c.status === 'verification_failed'))
+        out.push({ message: `sub-run ${run.runId} retries ${start.retryOf}, which is not marked verification_failed`, evidence: [loc(start), ...d.runs.get(start.retryOf)!.completions.map(loc)], runs: [run.runId, start.retryOf] });
+    }
+    return out;
+  },
+};

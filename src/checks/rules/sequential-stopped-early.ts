@@ -1,0 +1,44 @@
+import { finalStatus } from '../../model/delegation.js';
+import { hasSubRunEvents, lastMarker, loc, startedChildren } from '../../model/evidence.js';
+import type { Check, Report } from '../types.js';
+
+export const sequentialStoppedEarly: Check = {
+  meta: {
+    id: 'sequential-stopped-early',
+    category: 'trace',
+    defaultSeverity: 'info',
+    description: 'A sequential delegation ended before its later stages started (stop_on_success, unfinished or cancelled stage).',
+    symptom: 'No child runs',
+    docs: {
+      why: 'Sequential delegations legitimately stop after the first success when stop_on_success is set, which is not journaled; this says which stages never ran and the probable reason, so nobody mistakes it for a lost child.',
+      example: 'delegation_started sequential agent_ids ["quick-fixer","deep-fixer","escalation"]\nquick-fixer failed, deep-fixer completed\ndelegation_completed total_sub_runs 2',
+      reportLine: '- [info] sequential-stopped-early: stopped after stage 2 (deep-fixer) completed; escalation never started (probably stop_on_success, which is not journaled) (s.jsonl:20, s.jsonl:25)',
+      fix: 'Nothing to fix when the stop was intended; otherwise check the stop_on_success setting and why the next stage was not admitted.',
+    },
+  },
+  run({ delegation: d }) {
+    const out: Report[] = [];
+    if (d.pattern !== 'sequential' || !d.completed || !d.started || !hasSubRunEvents(d)) return out;
+    const started = startedChildren(d);
+    const ids = d.started.agentIds;
+    if (started.length === 0 || started.length >= ids.length) return out;
+    const last = started[started.length - 1];
+    const status = finalStatus(last.final);
+    const reason =
+      status === 'completed'
+        ? 'probably stop_on_success, which is not journaled'
+        : lastMarker(last.final, 'pause') || status === 'paused' || d.completed.aggregatedStatus === 'unfinished'
+          ? 'the stage was left unfinished (paused or waiting), which stops a sequential delegation'
+          : status === 'cancelled' || lastMarker(last.final, 'cancel_requested')
+            ? 'the stage was cancelled'
+            : status === null
+              ? 'the stage never settled'
+              : 'the next stage probably failed admission or start before it ran (counted in the totals if so)';
+    out.push({
+      message: `stopped after stage ${started.length} (${last.agentId ?? '?'}) ${status ?? 'did not complete'}; ${ids.slice(started.length).join(', ')} never started (${reason})`,
+      evidence: [loc(d.started), loc(d.completed)],
+      runs: [last.final.runId],
+    });
+    return out;
+  },
+};

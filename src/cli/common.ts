@@ -1,0 +1,83 @@
+import { Command, Option } from 'commander';
+import type { AnalyzeOptions } from '../analyze.js';
+import type { Severity } from '../checks/types.js';
+import { parseDuration, parseTimestamp } from '../journal/time.js';
+import { loadConfig, parseFailOn, parseRuleFlag } from './config.js';
+import { UsageError, type CliIO } from './io.js';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/** Options shared by every command that scans journals. */
+export function addScanOptions(cmd: Command): Command {
+  return cmd
+    .option('--sessions <dir|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
+    .option('--stdin', 'read one journal from standard input (same as target -)')
+    .option('--rule <id=severity>', 'change a check\'s severity or turn it off: off|info|warning|error (repeatable)', collect)
+    .option('--config <path>', 'config file (default ./trace-delegation.config.json when present)')
+    .option('--max-fanout <n>', 'fanout-budget: sub-runs running at once (default 8)')
+    .option('--max-tree <n>', 'fanout-budget: distinct runs in a delegation tree (default 32)')
+    .option('--max-attempts <n>', 'retry-attempt-gap: total attempts the gate allows (default 2)')
+    .option('--stale-after <duration>', 'an open delegation newer than this is still running (default 10m)')
+    .option('--clock-skew <duration>', 'time-order: allowed lead before the delegation start (default 1s)')
+    .addOption(new Option('--now <timestamp>', 'evaluate "still running" against this RFC 3339 time (reproducible runs)'))
+    .option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none', undefined);
+}
+
+export interface ScanFlags {
+  sessions?: string[];
+  stdin?: boolean;
+  rule?: string[];
+  config?: string;
+  maxFanout?: string;
+  maxTree?: string;
+  maxAttempts?: string;
+  staleAfter?: string;
+  clockSkew?: string;
+  now?: string;
+  failOn?: string;
+}
+
+function positiveInt(name: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, not ${JSON.stringify(v)}`);
+  return n;
+}
+
+function duration(name: string, v: string): number {
+  const ms = parseDuration(v);
+  if (ms === null) throw new UsageError(`${name} must be a duration such as 500ms, 30s, 10m, 2h or plain seconds, not ${JSON.stringify(v)}`);
+  return ms;
+}
+
+/** Merges the config file and flags (flags win) into analyze() options and the fail-on level. */
+export function resolveSettings(flags: ScanFlags, io: CliIO): { options: AnalyzeOptions; failOn: Severity | 'none' } {
+  const cwd = io.cwd ?? process.cwd();
+  const config = loadConfig(flags.config, cwd);
+  const rules = { ...config.rules };
+  for (const r of flags.rule ?? []) {
+    const [id, sev] = parseRuleFlag(r);
+    rules[id] = sev;
+  }
+  const co = { ...config.checkOptions };
+  if (flags.maxFanout !== undefined) co.maxFanout = positiveInt('--max-fanout', flags.maxFanout);
+  if (flags.maxTree !== undefined) co.maxTree = positiveInt('--max-tree', flags.maxTree);
+  if (flags.maxAttempts !== undefined) co.maxAttempts = positiveInt('--max-attempts', flags.maxAttempts);
+  if (flags.staleAfter !== undefined) co.staleAfterMs = duration('--stale-after', flags.staleAfter);
+  if (flags.clockSkew !== undefined) co.clockSkewMs = duration('--clock-skew', flags.clockSkew);
+  const nowText = flags.now ?? io.env?.TRACE_DELEGATION_NOW;
+  if (nowText !== undefined) {
+    const t = parseTimestamp(nowText);
+    if (!t) throw new UsageError(`--now must be an RFC 3339 timestamp, not ${JSON.stringify(nowText)}`);
+    co.nowMs = t.ms;
+  }
+  const failOn = flags.failOn !== undefined ? parseFailOn(flags.failOn) : config.failOn ?? 'error';
+  return {
+    options: { sessions: flags.sessions, env: io.env ?? process.env, cwd, rules, checkOptions: co },
+    failOn,
+  };
+}
+
+export function useColor(io: CliIO, flag: boolean | undefined): boolean {
+  const env = io.env ?? process.env;
+  return flag !== false && !!io.stdout.isTTY && !('NO_COLOR' in env && env.NO_COLOR !== '') && env.TERM !== 'dumb';
+}

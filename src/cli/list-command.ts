@@ -1,0 +1,65 @@
+import Table from 'cli-table3';
+import { analyze } from '../analyze.js';
+import { safeTerminalText as safe } from '../format/terminal.js';
+import type { DelegationReport } from '../report/types.js';
+import { resolveSettings, type ScanFlags } from './common.js';
+import { EXIT, UsageError, type CliIO } from './io.js';
+
+export interface ListFlags extends ScanFlags {
+  limit: string;
+  events?: boolean;
+}
+
+const short = (s: string | null, n = 12) => (s === null ? '?' : s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** `list`: recent delegations newest first, or with --events the skill's event listing. */
+export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
+  const limit = Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
+  const { options } = resolveSettings(flags, io);
+  const { report } = await analyze({ ...options, stdin: flags.stdin ? io.stdin : undefined, all: true });
+  const newestFirst = [...report.delegations].reverse();
+  if (flags.events) {
+    // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
+    const rows = newestFirst.slice(0, limit).reverse().flatMap((d) => eventRows(d));
+    io.stdout.write(rows.map((r) => `${r}\n`).join(''));
+    return EXIT.ok;
+  }
+  const table = new Table({
+    head: ['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'],
+    style: { head: [], border: [] },
+  });
+  for (const d of newestFirst.slice(0, limit)) {
+    const n = { error: 0, warning: 0, info: 0 };
+    for (const f of d.findings) n[f.severity]++;
+    table.push([
+      safe(d.startedTs?.slice(0, 19) ?? '?'),
+      safe(short(d.key, 13)),
+      safe(d.pattern ?? '?'),
+      safe(short(d.parentRunId)),
+      safe(d.agents.join(',')),
+      `${d.status.succeeded ?? '?'}/${d.status.failed ?? '?'}`,
+      safe(d.status.aggregated ?? (d.completedTs ? '?' : 'open')),
+      `${n.error}/${n.warning}/${n.info}`,
+    ]);
+  }
+  io.stdout.write(`${table.toString()}\n${Math.min(limit, newestFirst.length)} of ${newestFirst.length} delegations, newest first\n`);
+  return EXIT.ok;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  started: 'delegation_started',
+  'sub-run started': 'delegation_sub_run_started',
+  retry: 'delegation_retry',
+  'sub-run completed': 'delegation_sub_run_completed',
+  'delegation completed': 'delegation_completed',
+  marker: 'sync_marker',
+};
+
+function eventRows(d: DelegationReport): string[] {
+  return d.timeline.map((t) => {
+    const type = TYPE_NAMES[t.kind] ?? t.kind;
+    const run = t.runId ?? (t.kind === 'started' ? d.parentRunId ?? '' : '');
+    return safe(`${t.ts.slice(0, 19)} | ${type.padEnd(28)} | ${d.id.slice(0, 16).padEnd(16)} | ${run} | ${t.file}:${t.line}`);
+  });
+}

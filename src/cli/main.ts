@@ -1,0 +1,80 @@
+import { Command, CommanderError } from 'commander';
+import { InputError } from '../journal/discover.js';
+import { TargetError } from '../analyze.js';
+import { VERSION } from '../version.js';
+import { addScanOptions } from './common.js';
+import { EXIT, UsageError, type CliIO } from './io.js';
+import { runList, type ListFlags } from './list-command.js';
+import { runReport, type ReportFlags } from './report-command.js';
+import { runRules } from './rules-command.js';
+
+const HELP_FOOTER = `
+Targets: a delegation id, a unique prefix of one, a parent run id, a session id, or last
+(the default). Use - or --stdin to read one journal from standard input.
+
+Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage or input error.`;
+
+function buildProgram(io: CliIO, result: { code: number }): Command {
+  const program = new Command('trace-delegation');
+  program
+    .description('Rebuild and check agent delegations from Astra session journals.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showSuggestionAfterError(true)
+    .addHelpText('after', HELP_FOOTER);
+
+  addScanOptions(program.argument('[target]', 'delegation id, prefix, parent run id, session id, or last'))
+    .option('--all', 'report every delegation found')
+    .option('-f, --format <name>', 'output format: text, json, …', 'text')
+    .option('-o, --output <format=file>', 'also write a format to a file (repeatable)', (v: string, p: string[] = []) => [...p, v])
+    .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
+    .option('-q, --quiet', 'no progress output')
+    .action(async (target: string | undefined, flags: ReportFlags) => {
+      result.code = await runReport(target, flags, io);
+    });
+
+  addScanOptions(program.command('list').description('table of recent delegations, newest first'))
+    .option('--limit <n>', 'how many delegations', '20')
+    .option('--events', 'print the event listing: ts | type | delegation id | run id | file:line')
+    .action(async (flags: ListFlags) => {
+      result.code = await runList(flags, io);
+    });
+
+  program
+    .command('rules')
+    .description('list every check: id, default severity, description')
+    .option('--json', 'as JSON')
+    .action((flags: { json?: boolean }) => {
+      result.code = runRules(io, !!flags.json);
+    });
+
+  return program;
+}
+
+/** Runs the CLI and returns its exit code; it never calls process.exit and never throws. */
+export async function main(io: CliIO): Promise<number> {
+  const result = { code: EXIT.ok as number };
+  const program = buildProgram(io, result);
+  try {
+    await program.parseAsync(io.argv, { from: 'user' });
+    return result.code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are successes; commander already printed its own usage error.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof TargetError) {
+      io.stderr.write(`trace-delegation: ${err.message}\n`);
+      for (const c of err.candidates) io.stderr.write(`  ${c}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof UsageError || err instanceof InputError) {
+      io.stderr.write(`trace-delegation: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    const debug = (io.env ?? process.env).TRACE_DELEGATION_DEBUG;
+    io.stderr.write(`trace-delegation: internal error: ${(err as Error)?.message ?? String(err)}${debug ? `\n${(err as Error)?.stack}` : ' (set TRACE_DELEGATION_DEBUG=1 for details)'}\n`);
+    return EXIT.usage;
+  }
+}

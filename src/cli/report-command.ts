@@ -1,0 +1,57 @@
+import { writeFile } from 'node:fs/promises';
+import { analyze, type AnalyzeOptions } from '../analyze.js';
+import { SEVERITY_RANK, type Severity } from '../checks/types.js';
+import { FORMATTERS, FORMAT_NAMES } from '../format/index.js';
+import type { TraceReport } from '../report/types.js';
+import { resolveSettings, useColor, type ScanFlags } from './common.js';
+import { EXIT, UsageError, type CliIO } from './io.js';
+
+export interface ReportFlags extends ScanFlags {
+  all?: boolean;
+  format: string;
+  output?: string[];
+  color?: boolean;
+  quiet?: boolean;
+}
+
+/** Exit 1 when any finding is at or above the fail-on level. */
+export function exitCodeFor(report: TraceReport, failOn: Severity | 'none'): number {
+  if (failOn === 'none') return EXIT.ok;
+  const min = SEVERITY_RANK[failOn];
+  return report.delegations.some((d) => d.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) ? EXIT.findings : EXIT.ok;
+}
+
+function parseOutputs(specs: string[] = []): [string, string][] {
+  return specs.map((s) => {
+    const i = s.indexOf('=');
+    if (i <= 0 || i === s.length - 1) throw new UsageError(`--output expects <format>=<file>, got ${JSON.stringify(s)}`);
+    const name = s.slice(0, i);
+    if (!FORMATTERS[name]) throw new UsageError(`unknown format ${name} in --output (choose from ${FORMAT_NAMES().join(', ')})`);
+    return [name, s.slice(i + 1)];
+  });
+}
+
+export async function runReport(target: string | undefined, flags: ReportFlags, io: CliIO, extra: Partial<AnalyzeOptions> = {}): Promise<number> {
+  if (!FORMATTERS[flags.format]) throw new UsageError(`unknown format ${flags.format} (choose from ${FORMAT_NAMES().join(', ')})`);
+  const outputs = parseOutputs(flags.output);
+  const { options, failOn } = resolveSettings(flags, io);
+  const fromStdin = flags.stdin || target === '-';
+  if (fromStdin && !io.stdin) throw new UsageError('standard input is not available');
+  const analysis = await analyze({
+    ...options,
+    ...extra,
+    stdin: fromStdin ? io.stdin : undefined,
+    target: target === '-' ? undefined : target,
+    all: flags.all,
+  });
+  const ctx = { color: useColor(io, flags.color), failOn };
+  io.stdout.write(FORMATTERS[flags.format](analysis.report, ctx));
+  for (const [name, file] of outputs) {
+    try {
+      await writeFile(file, FORMATTERS[name](analysis.report, { ...ctx, color: false }));
+    } catch (err) {
+      throw new UsageError(`cannot write ${file}: ${(err as Error).message}`);
+    }
+  }
+  return exitCodeFor(analysis.report, failOn);
+}

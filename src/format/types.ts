@@ -1,0 +1,12 @@
+import type { Severity } from '../checks/types.js';
+import type { TraceReport } from '../report/types.js';
+
+export interface FormatContext {
+  /** Colour escapes allowed (a TTY without NO_COLOR / --no-color). */
+  color: boolean;
+  /** Findings at or above this severity fail (JUnit failing cases, exit code). */
+  failOn: Severity | 'none';
+}
+
+/** A formatter is a pure function: report in, text out. It never reads files or exits. */
+export type Formatter = (report: TraceReport, ctx: FormatContext) => string;

@@ -1,0 +1,38 @@
+import type { Readable } from 'node:stream';
+import type { JournalFile } from './discover.js';
+import { scanFile, scanStream } from './scan-file.js';
+import type { ScanResult } from './types.js';
+
+export interface ScanOptions {
+  /** Called after each file, for progress display. */
+  onFile?: (done: number, total: number, bytes: number) => void;
+}
+
+/** Reads every file in order; one unreadable or corrupt file never stops the others. */
+export async function scanJournals(files: JournalFile[], options: ScanOptions = {}): Promise<ScanResult> {
+  const result: ScanResult = { events: [], files: [] };
+  const pairCounts = new Map<string, number>();
+  for (const f of files) pairCounts.set(f.pairKey, (pairCounts.get(f.pairKey) ?? 0) + 1);
+  const seenByPair = new Map<string, Set<string>>();
+  let bytes = 0;
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i];
+    let seen: Set<string> | undefined;
+    if ((pairCounts.get(f.pairKey) ?? 0) > 1) {
+      seen = seenByPair.get(f.pairKey) ?? new Set();
+      seenByPair.set(f.pairKey, seen);
+    }
+    const out = await scanFile({ path: f.path, display: f.display, fileIndex: i, seen });
+    for (const e of out.events) result.events.push(e);
+    result.files.push(out.stats);
+    bytes += out.stats.bytes;
+    options.onFile?.(i + 1, files.length, bytes);
+  }
+  return result;
+}
+
+/** Standard input as one journal named `<stdin>`. */
+export async function scanStdin(stdin: Readable): Promise<ScanResult> {
+  const out = await scanStream(stdin, { display: '<stdin>', fileIndex: 0 });
+  return { events: out.events, files: [out.stats] };
+}

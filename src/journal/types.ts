@@ -1,0 +1,140 @@
+// Canonical journal events: what the rest of the tool sees after normalization.
+
+/** A parsed RFC 3339 instant: epoch milliseconds plus the sub-millisecond nanoseconds Date drops. */
+export interface Instant {
+  ms: number;
+  /** 0..999999: nanoseconds below the millisecond, so 9-digit fractions still order correctly. */
+  subNs: number;
+}
+
+/** Where an event came from: a journal file (display path) and its 1-based line number. */
+export interface Location {
+  file: string;
+  line: number;
+}
+
+export const DELEGATION_EVENT_TYPES = [
+  'delegation_started',
+  'delegation_sub_run_started',
+  'delegation_retry',
+  'delegation_sub_run_completed',
+  'delegation_completed',
+] as const;
+
+export type DelegationEventType = (typeof DELEGATION_EVENT_TYPES)[number];
+
+interface EventBase extends Location {
+  /** The `ts` string exactly as written (reports print the journal's own precision). */
+  ts: string;
+  /** Parsed `ts`; null when it does not parse (the event is then ordered by file position). */
+  time: Instant | null;
+  /** Index of the file in scan order; breaks ties between equal timestamps. */
+  fileIndex: number;
+  sessionId: string | null;
+}
+
+export interface DelegationStartedEvent extends EventBase {
+  type: 'delegation_started';
+  delegationId: string;
+  parentRunId: string | null;
+  pattern: string | null;
+  agentIds: string[];
+  /** null when absent or not an integer. */
+  agentCount: number | null;
+}
+
+export interface SubRunStartedEvent extends EventBase {
+  type: 'delegation_sub_run_started';
+  delegationId: string;
+  subRunId: string;
+  parentRunId: string | null;
+  agentId: string | null;
+  status: string | null;
+  depth: number | null;
+  retryOf: string | null;
+}
+
+export interface RetryEvent extends EventBase {
+  type: 'delegation_retry';
+  delegationId: string;
+  originalRunId: string | null;
+  retryRunId: string | null;
+  agentId: string | null;
+  /** The attempt number as journaled; null when absent (the CLI projection would assume 2). */
+  attempt: number | null;
+  reason: string | null;
+}
+
+export interface SubRunCompletedEvent extends EventBase {
+  type: 'delegation_sub_run_completed';
+  delegationId: string;
+  subRunId: string;
+  agentId: string | null;
+  status: string | null;
+  error: string | null;
+  /** undefined = key absent (Gen 0), null = key present and null. */
+  outputPreview: string | null | undefined;
+}
+
+export interface DelegationCompletedEvent extends EventBase {
+  type: 'delegation_completed';
+  delegationId: string;
+  pattern: string | null;
+  totalSubRuns: number | null;
+  succeeded: number | null;
+  failed: number | null;
+  aggregatedStatus: string | null;
+  /** undefined = key absent (Gen 0), null = key present and null. */
+  aggregatedOutputPreview: string | null | undefined;
+}
+
+/** `sync_marker` events carry pause / resume / cancel_requested for a sub-run. */
+export interface SyncMarkerEvent extends EventBase {
+  type: 'sync_marker';
+  action: string;
+  runId: string;
+}
+
+export interface SessionEndEvent extends EventBase {
+  type: 'session_end';
+}
+
+export type DelegationEvent =
+  | DelegationStartedEvent
+  | SubRunStartedEvent
+  | RetryEvent
+  | SubRunCompletedEvent
+  | DelegationCompletedEvent;
+
+export type JournalEvent = DelegationEvent | SyncMarkerEvent | SessionEndEvent;
+
+/** Per-file reading statistics; every skipped or odd line is counted, never fatal. */
+export interface FileStats {
+  file: string;
+  fileIndex: number;
+  bytes: number;
+  lines: number;
+  candidateLines: number;
+  malformedLines: number;
+  /** A delegation or sync_marker line that parsed but lacked a required field. */
+  missingFieldLines: number;
+  /** Candidate events whose `ts` did not parse. */
+  badTimestampLines: number;
+  /** 1 when the last line has no trailing newline (possibly still being written). */
+  partialLines: number;
+  /** Exact repeats of a line already read from the sibling .jsonl / .jsonl.gz. */
+  duplicateLines: number;
+  /** Line number of the last non-blank line. */
+  lastLine: number;
+  /** The `ts` of the last non-blank line, when it has one. */
+  lastTs: string | null;
+  lastTime: Instant | null;
+  mtimeMs: number;
+  /** Set when the file could not be read at all (or only partly, e.g. a corrupt gzip). */
+  error: string | null;
+}
+
+export interface ScanResult {
+  events: JournalEvent[];
+  files: FileStats[];
+}

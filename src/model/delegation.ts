@@ -1,0 +1,84 @@
+import type {
+  DelegationCompletedEvent,
+  DelegationEvent,
+  DelegationStartedEvent,
+  RetryEvent,
+  SubRunCompletedEvent,
+  SubRunStartedEvent,
+  SyncMarkerEvent,
+} from '../journal/types.js';
+
+/** One sub-run (one attempt): its starts, its completions and its place in a retry chain. */
+export interface SubRun {
+  runId: string;
+  agentId: string | null;
+  /** Every start journaled for this run id (a second one can follow a resume). */
+  starts: SubRunStartedEvent[];
+  /** Every completion, in time order; the last one wins (Gen A re-completes after the gate). */
+  completions: SubRunCompletedEvent[];
+  /** The run this one retries, from `retry_of` or a `delegation_retry` event. */
+  retryOf: string | null;
+  /** The `delegation_retry` event that created this run, if any. */
+  retryEvent: RetryEvent | null;
+  /** 1 for an original run, then 2, 3, … along the chain. */
+  attempt: number;
+  /** pause / resume / cancel_requested markers naming this run. */
+  markers: SyncMarkerEvent[];
+  /** Delegations started by this run (nested delegation tree). */
+  nested: Delegation[];
+}
+
+/** A child as the engine counts it: a retry chain folded into its original run. */
+export interface Child {
+  /** The original run id (attempt 1). */
+  key: string;
+  agentId: string | null;
+  attempts: SubRun[];
+  /** The last attempt: the one whose result counts. */
+  final: SubRun;
+}
+
+export interface Delegation {
+  /** The journaled delegation id. */
+  id: string;
+  /** Unique key: the id, or `id#2`… when one id was reused by several `delegation_started`. */
+  key: string;
+  started: DelegationStartedEvent | null;
+  /** Every `delegation_completed` (normally one); `completed` is the last of them. */
+  completions: DelegationCompletedEvent[];
+  completed: DelegationCompletedEvent | null;
+  pattern: string | null;
+  parentRunId: string | null;
+  runs: Map<string, SubRun>;
+  children: Child[];
+  retries: RetryEvent[];
+  /** All delegation events of this delegation in (time, file, line) order. */
+  events: DelegationEvent[];
+  sessions: string[];
+  files: string[];
+  /** The outer delegation and sub-run when this delegation was started by a sub-run. */
+  parent: { delegation: Delegation; runId: string } | null;
+  /** Notes for the Limits section that belong to this delegation only. */
+  notes: string[];
+}
+
+export const TERMINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'verification_failed']);
+
+/** Final completion of a run (the last one journaled), or null when it never completed. */
+export function finalCompletion(run: SubRun): SubRunCompletedEvent | null {
+  return run.completions.length > 0 ? run.completions[run.completions.length - 1] : null;
+}
+
+export function finalStatus(run: SubRun): string | null {
+  return finalCompletion(run)?.status ?? null;
+}
+
+/** Success as the engine counts it: status completed and no error (`is_success()`). */
+export function isSuccess(run: SubRun): boolean {
+  const c = finalCompletion(run);
+  return !!c && c.status === 'completed' && !c.error;
+}
+
+export function firstStart(run: SubRun): SubRunStartedEvent | null {
+  return run.starts[0] ?? null;
+}

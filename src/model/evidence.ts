@@ -1,0 +1,83 @@
+import { diffMs } from '../journal/time.js';
+import type { FileStats, Instant, Location } from '../journal/types.js';
+import { TERMINAL_STATUSES, type Delegation, type SubRun } from './delegation.js';
+
+export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
+
+export type OpenCause = 'paused' | 'cancelled' | 'still running' | 'engine error' | 'crashed' | 'unknown';
+
+/** Terminal completions only: a Gen A `paused` completion does not settle a run. */
+export function terminalCompletions(run: SubRun) {
+  return run.completions.filter((c) => c.status !== null && TERMINAL_STATUSES.has(c.status));
+}
+
+export function lastMarker(run: SubRun, action: string) {
+  const ms = run.markers.filter((m) => m.action === action);
+  return ms.length ? ms[ms.length - 1] : null;
+}
+
+/** Is the newest line in the delegation's files younger than `staleAfterMs` before now? */
+export function newestEventTime(d: Delegation, files: Map<string, FileStats>): Instant | null {
+  let newest: Instant | null = null;
+  for (const f of d.files) {
+    const t = files.get(f)?.lastTime;
+    if (t && (!newest || diffMs(t, newest) > 0)) newest = t;
+  }
+  return newest;
+}
+
+/**
+ * Why a delegation has no `delegation_completed`: still running (recent activity), engine error
+ * (its sessions went on writing after it), or crashed (its events are the last thing written).
+ */
+export function openDelegationCause(d: Delegation, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string } {
+  const newest = newestEventTime(d, files);
+  if (newest && nowMs - newest.ms < staleAfterMs) return { cause: 'still running', detail: `the newest line in its files is ${Math.round((nowMs - newest.ms) / 1000)}s old` };
+  const lastLineByFile = new Map<string, number>();
+  for (const e of d.events) lastLineByFile.set(e.file, Math.max(lastLineByFile.get(e.file) ?? 0, e.line));
+  for (const [file, line] of lastLineByFile) {
+    const st = files.get(file);
+    if (st && st.lastLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastLine} after its last event` };
+  }
+  return { cause: 'crashed', detail: 'its events are the last lines of their files' };
+}
+
+/** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */
+export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
+  const pause = lastMarker(run, 'pause');
+  const pausedCompletion = run.completions.find((c) => c.status === 'paused');
+  if (pause) return { cause: 'paused', detail: 'a pause marker names it', evidence: [loc(pause)] };
+  if (pausedCompletion) return { cause: 'paused', detail: 'its completion says paused (non-terminal)', evidence: [loc(pausedCompletion)] };
+  if (d.completed?.aggregatedStatus === 'unfinished') return { cause: 'paused', detail: 'the delegation ended unfinished', evidence: [loc(d.completed)] };
+  const cancel = lastMarker(run, 'cancel_requested');
+  if (cancel) return { cause: 'cancelled', detail: 'cancel was requested and no cancelled completion followed', evidence: [loc(cancel)] };
+  if (!d.completed) {
+    const open = openDelegationCause(d, files, nowMs, staleAfterMs);
+    return { ...open, evidence: [] };
+  }
+  return { cause: 'unknown', detail: 'the delegation completed without it', evidence: [loc(d.completed)] };
+}
+
+export function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
+}
+
+/** Children whose original run journaled a start, in the order those starts happened. */
+export function startedChildren(d: Delegation) {
+  const order = new Map(d.events.map((e, i) => [e, i] as const));
+  return d.children
+    .filter((c) => c.attempts[0].starts.length > 0)
+    .sort((a, b) => (order.get(a.attempts[0].starts[0]) ?? 0) - (order.get(b.attempts[0].starts[0]) ?? 0));
+}
+
+/** Whether any sub-run event (start or completion) was journaled for the delegation. */
+export function hasSubRunEvents(d: Delegation): boolean {
+  return d.events.some((e) => e.type === 'delegation_sub_run_started' || e.type === 'delegation_sub_run_completed');
+}
+
+/** Timeouts leave the outcome unknown; an admission timeout means the agent never ran. */
+export function isTimeoutError(error: string | null): boolean {
+  if (!error) return false;
+  return /time ?out|timed out|deadline exceeded/i.test(error) && !/admission timed out/i.test(error);
+}

@@ -1,0 +1,209 @@
+import { compareInstants } from '../journal/time.js';
+import type { DelegationEvent, DelegationStartedEvent, Instant, JournalEvent, SyncMarkerEvent } from '../journal/types.js';
+import type { Child, Delegation, SubRun } from './delegation.js';
+
+/**
+ * Orders events by parsed time, then file and line. An event whose `ts` does not parse takes
+ * the time of the event before it in the same file, so it stays at its file position.
+ */
+export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
+  const byFile = [...events].sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
+  const effective = new Map<T, Instant>();
+  let prevFile = -1;
+  let prev: Instant = { ms: -8.64e15, subNs: 0 };
+  for (const e of byFile) {
+    if (e.fileIndex !== prevFile) {
+      prevFile = e.fileIndex;
+      prev = { ms: -8.64e15, subNs: 0 };
+    }
+    if (e.time) prev = e.time;
+    effective.set(e, e.time ?? prev);
+  }
+  return byFile.sort((a, b) => compareInstants(effective.get(a)!, effective.get(b)!) || a.fileIndex - b.fileIndex || a.line - b.line);
+}
+
+function newDelegation(id: string, key: string, started: DelegationStartedEvent | null): Delegation {
+  return {
+    id,
+    key,
+    started,
+    completions: [],
+    completed: null,
+    pattern: started?.pattern ?? null,
+    parentRunId: started?.parentRunId ?? null,
+    runs: new Map(),
+    children: [],
+    retries: [],
+    events: [],
+    sessions: [],
+    files: [],
+    parent: null,
+    notes: [],
+  };
+}
+
+function runOf(d: Delegation, runId: string, agentId: string | null): SubRun {
+  let run = d.runs.get(runId);
+  if (!run) {
+    run = { runId, agentId, starts: [], completions: [], retryOf: null, retryEvent: null, attempt: 1, markers: [], nested: [] };
+    d.runs.set(runId, run);
+  }
+  if (!run.agentId && agentId) run.agentId = agentId;
+  return run;
+}
+
+/** Groups all files' events into delegations, folds retries and links nested delegations. */
+export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
+  const events = sortEvents(allEvents);
+  const markers = events.filter((e): e is SyncMarkerEvent => e.type === 'sync_marker');
+  const byId = new Map<string, Delegation[]>();
+  const delegations: Delegation[] = [];
+
+  // Pass 1: one delegation per distinct (id, parent_run_id) start; a reused id becomes id#2….
+  for (const e of events) {
+    if (e.type !== 'delegation_started') continue;
+    const list = byId.get(e.delegationId) ?? [];
+    const same = list.find((d) => d.parentRunId === e.parentRunId);
+    if (same) {
+      same.notes.push(`delegation_started is journaled more than once for this id (${e.file}:${e.line}); the first one is used.`);
+      same.events.push(e);
+      continue;
+    }
+    const d = newDelegation(e.delegationId, list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, e);
+    if (list.length > 0) {
+      for (const other of [...list, d]) {
+        if (!other.notes.some((n) => n.startsWith('delegation id reused')))
+          other.notes.push(`delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id.`);
+      }
+    }
+    list.push(d);
+    byId.set(e.delegationId, list);
+    delegations.push(d);
+    d.events.push(e);
+  }
+
+  // Pass 2: attach every other delegation event to its delegation (orphans get one without a start).
+  for (const e of events) {
+    if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
+    let list = byId.get(e.delegationId);
+    if (!list) {
+      list = [newDelegation(e.delegationId, e.delegationId, null)];
+      byId.set(e.delegationId, list);
+      delegations.push(list[0]);
+    }
+    pickDelegation(list, e).events.push(e);
+  }
+
+  for (const d of delegations) buildRuns(d, markers);
+  linkNested(delegations);
+  return delegations;
+}
+
+/** For a reused id: sub-run starts match by parent_run_id; others go to the latest start before them. */
+function pickDelegation(list: Delegation[], e: DelegationEvent): Delegation {
+  if (list.length === 1) return list[0];
+  if (e.type === 'delegation_sub_run_started' && e.parentRunId) {
+    const match = list.find((d) => d.parentRunId === e.parentRunId);
+    if (match) return match;
+  }
+  if (e.type === 'delegation_sub_run_completed') {
+    const owner = list.find((d) => d.events.some((x) => x.type === 'delegation_sub_run_started' && x.subRunId === e.subRunId));
+    if (owner) return owner;
+  }
+  let best = list[0];
+  for (const d of list) if (d.started && e.time && d.started.time && compareInstants(d.started.time, e.time) <= 0) best = d;
+  return best;
+}
+
+function buildRuns(d: Delegation, markers: SyncMarkerEvent[]): void {
+  d.events = sortEvents(d.events);
+  const sessions = new Set<string>();
+  const files = new Set<string>();
+  for (const e of d.events) {
+    if (e.sessionId) sessions.add(e.sessionId);
+    files.add(e.file);
+    switch (e.type) {
+      case 'delegation_sub_run_started': {
+        const run = runOf(d, e.subRunId, e.agentId);
+        run.starts.push(e);
+        if (e.retryOf && !run.retryOf) run.retryOf = e.retryOf;
+        break;
+      }
+      case 'delegation_sub_run_completed':
+        runOf(d, e.subRunId, e.agentId).completions.push(e);
+        break;
+      case 'delegation_retry':
+        d.retries.push(e);
+        if (e.retryRunId) {
+          const run = runOf(d, e.retryRunId, e.agentId);
+          run.retryEvent = e;
+          if (!run.retryOf && e.originalRunId) run.retryOf = e.originalRunId;
+        }
+        break;
+      case 'delegation_completed':
+        d.completions.push(e);
+        d.completed = e;
+        if (!d.pattern) d.pattern = e.pattern;
+        break;
+    }
+  }
+  d.sessions = [...sessions];
+  d.files = [...files];
+  for (const m of markers) d.runs.get(m.runId)?.markers.push(m);
+  d.children = foldChains(d);
+}
+
+/** Folds each retry chain (original → retry → retry …) into one child, in attempt order. */
+function foldChains(d: Delegation): Child[] {
+  const next = new Map<string, SubRun>();
+  for (const run of d.runs.values()) {
+    if (run.retryOf && d.runs.has(run.retryOf) && run.retryOf !== run.runId && !next.has(run.retryOf)) next.set(run.retryOf, run);
+  }
+  const children: Child[] = [];
+  const placed = new Set<string>();
+  for (const run of d.runs.values()) {
+    // Roots: not a linked retry of a known run (an unlinkable retry still stands as its own child).
+    if (run.retryOf && d.runs.has(run.retryOf) && next.get(run.retryOf) === run) continue;
+    const attempts: SubRun[] = [];
+    for (let cur: SubRun | undefined = run; cur && !placed.has(cur.runId); cur = next.get(cur.runId)) {
+      placed.add(cur.runId);
+      if (attempts.length > 0) cur.attempt = attempts.length + 1;
+      attempts.push(cur);
+    }
+    children.push({ key: run.runId, agentId: run.agentId, attempts, final: attempts[attempts.length - 1] });
+  }
+  // A cycle of retry_of links has no root; keep its runs visible rather than dropping them.
+  for (const run of d.runs.values()) {
+    if (!placed.has(run.runId)) {
+      placed.add(run.runId);
+      children.push({ key: run.runId, agentId: run.agentId, attempts: [run], final: run });
+    }
+  }
+  return children;
+}
+
+/** A delegation whose parent_run_id is another delegation's sub-run is that run's child. */
+function linkNested(delegations: Delegation[]): void {
+  const owner = new Map<string, { delegation: Delegation; run: SubRun }>();
+  for (const d of delegations) for (const run of d.runs.values()) if (!owner.has(run.runId)) owner.set(run.runId, { delegation: d, run });
+  for (const d of delegations) {
+    if (!d.parentRunId) continue;
+    const o = owner.get(d.parentRunId);
+    if (!o || o.delegation === d) continue;
+    if (isAncestor(d, o.delegation)) continue; // never build a cycle from inconsistent ids
+    d.parent = { delegation: o.delegation, runId: o.run.runId };
+    o.run.nested.push(d);
+  }
+}
+
+function isAncestor(candidate: Delegation, of: Delegation): boolean {
+  for (let cur: Delegation | null = of; cur; cur = cur.parent?.delegation ?? null) if (cur === candidate) return true;
+  return false;
+}
+
+/** The delegation and its nested descendants, depth first. */
+export function delegationTree(d: Delegation): Delegation[] {
+  const out: Delegation[] = [d];
+  for (const run of d.runs.values()) for (const n of run.nested) out.push(...delegationTree(n));
+  return out;
+}

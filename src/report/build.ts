@@ -1,0 +1,137 @@
+import type { Finding } from '../checks/types.js';
+import { instantToIso } from '../journal/time.js';
+import type { FileStats, Instant, JournalEvent } from '../journal/types.js';
+import { finalCompletion, type Delegation, type SubRun } from '../model/delegation.js';
+import { hasSubRunEvents, loc } from '../model/evidence.js';
+import { expectationFor } from '../model/expected.js';
+import { sortEvents } from '../model/group.js';
+import type { AttemptReport, ChildReport, DelegationReport, TimelineEntry } from './types.js';
+
+const ms = (t: Instant | null): number | null => (t ? t.ms + t.subNs / 1e6 : null);
+const show = (v: unknown): string => (v === null || v === undefined ? '?' : String(v));
+
+/** Everything the journal cannot tell, always stated (seed skill: Limits). */
+export const STANDARD_LIMITS = [
+  'Per-sub-run token counts are not journaled (no delegation event carries tokens).',
+  'The aggregation strategy, stop_on_success and timeouts are not journaled.',
+  'Sub-run completion timestamps may be recording times, not finish times (some engine versions write all completions after the batch).',
+];
+
+export function buildDelegationReport(d: Delegation, findings: Finding[], files: Map<string, FileStats>, extraLimits: string[] = []): DelegationReport {
+  const e = expectationFor(d);
+  return {
+    id: d.id,
+    key: d.key,
+    pattern: d.pattern,
+    parentRunId: d.parentRunId,
+    parentDelegation: d.parent?.delegation.key ?? null,
+    nested: [...d.runs.values()].flatMap((r) => r.nested.map((n) => n.key)),
+    agents: d.started?.agentIds ?? [],
+    expected: e.label,
+    expectedCount: e.count,
+    sessions: d.sessions,
+    files: d.files,
+    startedTs: d.started?.ts ?? null,
+    startedMs: ms(d.started?.time ?? null),
+    completedTs: d.completed?.ts ?? null,
+    completedMs: ms(d.completed?.time ?? null),
+    status: {
+      aggregated: d.completed?.aggregatedStatus ?? null,
+      totalSubRuns: d.completed?.totalSubRuns ?? null,
+      succeeded: d.completed?.succeeded ?? null,
+      failed: d.completed?.failed ?? null,
+      aggregatedOutputPreview: d.completed?.aggregatedOutputPreview ?? null,
+    },
+    children: d.children.map(childReport),
+    timeline: timeline(d),
+    findings,
+    limits: delegationLimits(d, files, extraLimits),
+  };
+}
+
+function childReport(c: Delegation['children'][number]): ChildReport {
+  return {
+    key: c.key,
+    agentId: c.agentId,
+    finalRunId: c.final.runId,
+    finalStatus: finalCompletion(c.final)?.status ?? null,
+    attempts: c.attempts.map(attemptReport),
+  };
+}
+
+function attemptReport(run: SubRun): AttemptReport {
+  const start = run.starts[0] ?? null;
+  const end = finalCompletion(run);
+  return {
+    runId: run.runId,
+    agentId: run.agentId,
+    attempt: run.attempt,
+    retryOf: run.retryOf,
+    retryReason: run.retryEvent?.reason ?? null,
+    depth: start?.depth ?? null,
+    status: end?.status ?? null,
+    error: end?.error ?? null,
+    outputPreview: end?.outputPreview ?? null,
+    startTs: start?.ts ?? null,
+    startMs: ms(start?.time ?? null),
+    endTs: end?.ts ?? null,
+    endMs: ms(end?.time ?? null),
+    open: !!start && !run.completions.some((c) => c.status !== 'paused'),
+    markers: run.markers.map((m) => ({ action: m.action, ts: m.ts, file: m.file, line: m.line })),
+    nested: run.nested.map((n) => n.key),
+    evidence: [...run.starts, ...run.completions].map(loc),
+  };
+}
+
+/** One entry per journaled event, in the skill's wording, plus run markers. */
+export function timeline(d: Delegation): TimelineEntry[] {
+  const markers = [...d.runs.values()].flatMap((r) => r.markers);
+  const events = sortEvents<JournalEvent>([...d.events, ...markers]);
+  return events.map((ev) => {
+    const base = { ts: ev.ts, time: ev.time ? instantToIso(ev.time) : null, file: ev.file, line: ev.line };
+    switch (ev.type) {
+      case 'delegation_started':
+        return { ...base, kind: 'started', text: `started: agents=${ev.agentIds.join(',')}`, runId: null };
+      case 'delegation_sub_run_started':
+        return { ...base, kind: 'sub-run started', text: `sub-run started: ${ev.subRunId} agent=${show(ev.agentId)} depth=${show(ev.depth)} retry_of=${ev.retryOf ?? '-'}`, runId: ev.subRunId };
+      case 'delegation_retry':
+        return { ...base, kind: 'retry', text: `retry: ${show(ev.originalRunId)} -> ${show(ev.retryRunId)} attempt=${show(ev.attempt)} reason=${show(ev.reason)}`, runId: ev.retryRunId };
+      case 'delegation_sub_run_completed':
+        return { ...base, kind: 'sub-run completed', text: `sub-run completed: ${ev.subRunId} status=${show(ev.status)}`, runId: ev.subRunId };
+      case 'delegation_completed':
+        return { ...base, kind: 'delegation completed', text: `delegation completed: succeeded=${show(ev.succeeded)} failed=${show(ev.failed)} status=${show(ev.aggregatedStatus)}`, runId: null };
+      case 'sync_marker':
+        return { ...base, kind: 'marker', text: `marker: ${ev.action} run=${ev.runId}`, runId: ev.runId };
+      default:
+        return { ...base, kind: 'marker', text: ev.type, runId: null };
+    }
+  }) as TimelineEntry[];
+}
+
+function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: string[]): string[] {
+  const out = [...STANDARD_LIMITS];
+  if (d.started && !hasSubRunEvents(d))
+    out.push('No sub-run event was journaled for this delegation (the engine\'s tracker was not bound to a session); start, completion, totals and retry checks were skipped.');
+  if (d.pattern === 'sequential' && d.completed) out.push('Whether stop_on_success was set is inferred from which stages ran.');
+  out.push(...d.notes);
+  const untimed = d.events.filter((e) => !e.time).length;
+  if (untimed > 0) out.push(`${untimed} ${untimed === 1 ? 'event has' : 'events have'} a timestamp that does not parse; ordered by file position.`);
+  for (const f of d.files) {
+    const st = files.get(f);
+    if (st) out.push(...fileLimits(st));
+  }
+  out.push(...extra);
+  return out;
+}
+
+/** What one file's reading skipped or could not do, in a sentence each. */
+export function fileLimits(st: FileStats): string[] {
+  const out: string[] = [];
+  if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
+  if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
+  if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line lacks' : 'lines lack'} a required field (delegation_id, sub_run_id or metadata) and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
+  if (st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
+  if (st.partialLines > 0) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
+  if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} its .jsonl/.jsonl.gz sibling and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);
+  return out;
+}

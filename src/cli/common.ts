@@ -1,9 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import type { AnalyzeOptions } from '../analyze.js';
 import type { Severity } from '../checks/types.js';
 import { parseDuration, parseTimestamp } from '../journal/time.js';
 import { loadConfig, parseFailOn, parseRuleFlag } from './config.js';
 import { UsageError, type CliIO } from './io.js';
+
+/** The bundled demo tree, found relative to this file so it works from any working directory. */
+export const DEMO_SESSIONS = fileURLToPath(new URL('../../fixtures/sessions', import.meta.url));
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -12,6 +16,7 @@ export function addScanOptions(cmd: Command): Command {
   return cmd
     .option('--sessions <dir|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
     .option('--stdin', 'read one journal from standard input (same as target -)')
+    .option('--demo', 'read the bundled demo journals (fixtures/sessions) instead of ~/.astra/sessions')
     .option('--rule <id=severity>', 'change a check\'s severity or turn it off: off|info|warning|error (repeatable)', collect)
     .option('--config <path>', 'config file (default ./trace-delegation.config.json when present)')
     .option('--max-fanout <n>', 'fanout-budget: sub-runs running at once (default 8)')
@@ -26,6 +31,7 @@ export function addScanOptions(cmd: Command): Command {
 export interface ScanFlags {
   sessions?: string[];
   stdin?: boolean;
+  demo?: boolean;
   rule?: string[];
   config?: string;
   maxFanout?: string;
@@ -71,8 +77,9 @@ export function resolveSettings(flags: ScanFlags, io: CliIO): { options: Analyze
     co.nowMs = t.ms;
   }
   const failOn = flags.failOn !== undefined ? parseFailOn(flags.failOn) : config.failOn ?? 'error';
+  const sessions = flags.demo ? [...(flags.sessions ?? []), DEMO_SESSIONS] : flags.sessions;
   return {
-    options: { sessions: flags.sessions, env: io.env ?? process.env, cwd, rules, checkOptions: co },
+    options: { sessions, env: io.env ?? process.env, cwd, rules, checkOptions: co },
     failOn,
   };
 }

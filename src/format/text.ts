@@ -11,6 +11,11 @@ export function findingLine(f: Finding, color = false): string {
   return `- ${paint(color, SEVERITY_COLOUR[f.severity], `[${f.severity}]`)} ${f.id}: ${safe(f.message)}${where}`;
 }
 
+/** The failure-classification hint under each finding: the symptom and what to inspect. */
+export function classificationLine(f: Finding, color = false): string {
+  return paint(color, 'dim', `  symptom: ${f.symptom}; check: ${f.check}`);
+}
+
 /** One block in the seed skill's layout, line for line. */
 export function delegationBlock(d: DelegationReport, ctx: FormatContext): string {
   const lines = [
@@ -24,7 +29,7 @@ export function delegationBlock(d: DelegationReport, ctx: FormatContext): string
     ...d.timeline.map((t) => `- ${safe(t.ts || '?')} ${safe(t.text)}`),
     '',
     'Findings:',
-    ...(d.findings.length ? d.findings.map((f) => findingLine(f, ctx.color)) : ['- none']),
+    ...(d.findings.length ? d.findings.flatMap((f) => [findingLine(f, ctx.color), classificationLine(f, ctx.color)]) : ['- none']),
     '',
     'Limits:',
     ...d.limits.map((l) => `- ${safe(l)}`),

@@ -101,7 +101,8 @@ export async function scanStream(stream: Readable, input: Omit<ScanFileInput, 'p
     // Keep the last line's ts cheaply: only the bytes near the start are looked at.
     lineState.lastLineText = buf.toString('utf8', start, Math.min(end, start + 256));
     if (!isCandidateLine(buf, start, end)) {
-      if (buf[start] !== 0x7b /* { */ && !partial) stats.malformedLines++;
+      // Not parsed (that is the point of the pre-filter), but a line that is not `{…}` cannot be JSON.
+      if (!partial && !looksLikeObject(buf, start, end)) stats.malformedLines++;
       return;
     }
     stats.candidateLines++;
@@ -170,6 +171,15 @@ export async function scanStream(stream: Readable, input: Omit<ScanFileInput, 'p
     }
   }
   return { events, stats };
+}
+
+/** `{` first and `}` last (trailing blanks aside): catches garbage and lines cut short by a crash. */
+function looksLikeObject(buf: Buffer, start: number, end: number): boolean {
+  let i = start;
+  let j = end - 1;
+  while (i < j && (buf[i] === 0x20 || buf[i] === 0x09)) i++;
+  while (j > i && (buf[j] === 0x20 || buf[j] === 0x09)) j--;
+  return buf[i] === 0x7b && buf[j] === 0x7d;
 }
 
 function hasNonBlank(buf: Buffer, start: number, end: number): boolean {

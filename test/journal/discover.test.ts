@@ -1,0 +1,125 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSessionRoots, discoverJournals, InputError, toJournalFile } from '../../src/journal/discover.js';
+import { scanJournals } from '../../src/journal/scan.js';
+import { ev, journal } from '../helpers/journal.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'td-discover-'));
+const sessions = path.join(root, 'sessions');
+const LOCAL = 'v1/users/b64-bG9jYWw/sessions';
+const OTHER = 'v1/users/b64-dXNyXzhjMmU0MQ/sessions';
+
+const started = ev.started('2025-11-03T09:15:01Z', { delegation_id: 'd-1', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] });
+const completed = ev.completed('2025-11-03T09:15:09Z', { delegation_id: 'd-1', pattern: 'fan_out', total_sub_runs: 0, succeeded: 0, failed: 0, aggregated_status: 'failed' });
+
+function put(rel: string, content: string | Buffer = journal(started)) {
+  const p = path.join(sessions, rel);
+  mkdirSync(path.dirname(p), { recursive: true });
+  writeFileSync(p, content);
+}
+
+beforeAll(() => {
+  put('legacy-1.jsonl');
+  put('delegation.jsonl');
+  put('old.jsonl.gz', gzipSync(journal(started)));
+  put(`${LOCAL}/s-1.jsonl`);
+  put(`${LOCAL}/s-2.jsonl`, journal(started));
+  put(`${LOCAL}/s-2.jsonl.gz`, gzipSync(journal(started, completed)));
+  put(`${OTHER}/s-3.jsonl`);
+  // Siblings Astra writes that are not journals.
+  put(`${LOCAL}/s-1/checkpoints/turn-1.json`, '{}');
+  put(`${LOCAL}/s-1/workspace/notes.jsonl`);
+  put(`${LOCAL}/.execution-locks/s-1.lock`, '');
+  put('legacy-1/checkpoints/turn-1.jsonl');
+  put('README.txt', 'not a journal');
+  put('v1/users/b64-bG9jYWw/other/x.jsonl');
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const rel = (files: { path: string }[]) => files.map((f) => path.relative(sessions, f.path).split(path.sep).join('/'));
+
+describe('discoverJournals', () => {
+  it('finds both layouts and their archives, and nothing else, in path order', async () => {
+    const files = await discoverJournals([sessions], root);
+    expect(rel(files)).toEqual([
+      'delegation.jsonl',
+      'legacy-1.jsonl',
+      'old.jsonl.gz',
+      `${LOCAL}/s-1.jsonl`,
+      `${LOCAL}/s-2.jsonl`,
+      `${LOCAL}/s-2.jsonl.gz`,
+      `${OTHER}/s-3.jsonl`,
+    ]);
+  });
+
+  it('names each file by session id and pairs <sid>.jsonl with <sid>.jsonl.gz', async () => {
+    const files = await discoverJournals([sessions], root);
+    const byRel = new Map(files.map((f) => [path.relative(sessions, f.path).split(path.sep).join('/'), f]));
+    expect(byRel.get('old.jsonl.gz')!.sessionId).toBe('old');
+    expect(byRel.get('delegation.jsonl')!.sessionId).toBe('delegation');
+    expect(byRel.get(`${LOCAL}/s-2.jsonl`)!.pairKey).toBe(byRel.get(`${LOCAL}/s-2.jsonl.gz`)!.pairKey);
+    expect(byRel.get(`${LOCAL}/s-1.jsonl`)!.pairKey).not.toBe(byRel.get(`${LOCAL}/s-2.jsonl`)!.pairKey);
+  });
+
+  it('shows paths relative to the working directory when inside it, absolute otherwise', async () => {
+    const inside = await discoverJournals([sessions], root);
+    expect(inside[0].display).toBe('sessions/delegation.jsonl');
+    const outside = await discoverJournals([sessions], path.join(root, 'elsewhere'));
+    expect(outside[0].display).toBe(path.join(sessions, 'delegation.jsonl'));
+  });
+
+  it('takes a file as is and expands globs relative to the working directory', async () => {
+    const one = await discoverJournals([path.join(sessions, LOCAL, 's-1.jsonl')], root);
+    expect(rel(one)).toEqual([`${LOCAL}/s-1.jsonl`]);
+    const glob = await discoverJournals(['sessions/v1/users/*/sessions/*.jsonl'], root);
+    expect(rel(glob)).toEqual([`${LOCAL}/s-1.jsonl`, `${LOCAL}/s-2.jsonl`, `${OTHER}/s-3.jsonl`]);
+    expect(await discoverJournals(['sessions/nothing-*.jsonl'], root)).toEqual([]);
+  });
+
+  it('lists a file once when several roots reach it', async () => {
+    const files = await discoverJournals([sessions, path.join(sessions, 'legacy-1.jsonl'), 'sessions/*.jsonl'], root);
+    expect(rel(files).filter((f) => f === 'legacy-1.jsonl')).toHaveLength(1);
+    expect(files).toHaveLength(7);
+  });
+
+  it('a missing root is an InputError that names it', async () => {
+    await expect(discoverJournals(['no-such-dir'], root)).rejects.toThrow(InputError);
+    await expect(discoverJournals(['no-such-dir'], root)).rejects.toThrow('sessions root no-such-dir does not exist');
+  });
+});
+
+describe('reading a .jsonl / .jsonl.gz pair', () => {
+  it('reads both and drops the lines the archive repeats', async () => {
+    const files = await discoverJournals([path.join(sessions, LOCAL)], root);
+    const { events, files: stats } = await scanJournals(files);
+    const s2 = events.filter((e) => e.file.includes('s-2.jsonl'));
+    expect(s2.map((e) => [e.type, path.basename(e.file)])).toEqual([
+      ['delegation_started', 's-2.jsonl'],
+      ['delegation_completed', 's-2.jsonl.gz'],
+    ]);
+    expect(stats.find((f) => f.file.endsWith('s-2.jsonl.gz'))!.duplicateLines).toBe(1);
+    expect(stats.find((f) => f.file.endsWith('s-1.jsonl'))!.duplicateLines).toBe(0);
+  });
+
+  it('does not drop identical lines of different sessions', async () => {
+    const { events } = await scanJournals(await discoverJournals([sessions], root));
+    expect(events.filter((e) => e.type === 'delegation_started')).toHaveLength(6); // 7 files, one of them the s-2 archive
+  });
+});
+
+describe('defaultSessionRoots', () => {
+  it('uses ASTRA_SESSIONS_DIR, else ~/.astra/sessions', () => {
+    expect(defaultSessionRoots({ ASTRA_SESSIONS_DIR: '/srv/astra' })).toEqual(['/srv/astra']);
+    expect(defaultSessionRoots({})).toEqual([path.join(homedir(), '.astra', 'sessions')]);
+  });
+});
+
+describe('toJournalFile', () => {
+  it('derives the session id from <sid>.jsonl and <sid>.jsonl.gz', () => {
+    expect(toJournalFile('/x/abc.jsonl.gz', '/y').sessionId).toBe('abc');
+    expect(toJournalFile('/x/abc.jsonl', '/x')).toMatchObject({ sessionId: 'abc', display: 'abc.jsonl' });
+  });
+});

@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isCandidateLine, scanFile, scanStream } from '../../src/journal/scan-file.js';
+import { ev, journal, line } from '../helpers/journal.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'td-scan-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function file(content: string | Buffer, name = `j${n++}.jsonl`): string {
+  const p = path.join(dir, name);
+  writeFileSync(p, content);
+  return p;
+}
+const scan = (p: string) => scanFile({ path: p, display: path.basename(p), fileIndex: 0 });
+const candidate = (s: string) => {
+  const b = Buffer.from(s);
+  return isCandidateLine(b, 0, b.length);
+};
+
+const D = 'd-1';
+const TS = (s: number) => `2025-11-03T09:15:${String(s).padStart(2, '0')}.000000000+00:00`;
+const started = ev.started(TS(1), { delegation_id: D, parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['coder'] });
+const subStarted = ev.subStarted(TS(2), { delegation_id: D, sub_run_id: 'r-1', parent_run_id: 'p', agent_id: 'coder' });
+const subDone = ev.subCompleted(TS(3), { delegation_id: D, sub_run_id: 'r-1', agent_id: 'coder', status: 'completed', output_preview: 'ok, done here' });
+const completed = ev.completed(TS(4), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' });
+const llmRound = JSON.stringify({ type: 'llm_round', ts: TS(5), session_id: 's', turn: 1, metadata: { finish_reason: 'stop' } });
+
+describe('isCandidateLine (byte pre-filter)', () => {
+  it('takes engine lines whose first key is a known type, in both spellings', () => {
+    expect(candidate(started)).toBe(true);
+    expect(candidate(line('DelegationSubRunCompleted', TS(1), { delegation_id: D }))).toBe(true);
+    expect(candidate(line('sync_marker', TS(1), { action: 'pause', run_id: 'r' }))).toBe(true);
+    expect(candidate('{"type":"session_end","ts":"x"}')).toBe(true);
+  });
+
+  it('rejects type-first lines of other types, even when they mention a delegation', () => {
+    expect(candidate(llmRound)).toBe(false);
+    expect(candidate(line('transcript_item', TS(1), { delegation_id: D, text: 'delegation_started' }))).toBe(false);
+    expect(candidate('{"type":"delegation_started_but_longer","ts":"x"}')).toBe(false);
+    expect(candidate('{"type":"')).toBe(false);
+  });
+
+  it('falls back to a byte search when `type` is not the first key or is spaced', () => {
+    expect(candidate(JSON.stringify({ ts: TS(1), type: 'delegation_started', metadata: { delegation_id: D } }))).toBe(true);
+    expect(candidate(JSON.stringify({ ts: TS(1), type: 'DelegationCompleted', metadata: {} }))).toBe(true);
+    expect(candidate(JSON.stringify({ ts: TS(1), type: 'SyncMarker' }))).toBe(true);
+    expect(candidate('{ "type": "session_end", "ts": "x" }')).toBe(true);
+    expect(candidate(JSON.stringify({ ts: TS(1), type: 'turn', user_input: 'hello' }))).toBe(false);
+  });
+});
+
+describe('scanFile', () => {
+  it('keeps delegation events with 1-based line numbers and counts every line', async () => {
+    const p = file(journal(JSON.stringify({ type: 'session_start', ts: TS(0), session_id: 's' }), started, llmRound, subStarted, '', subDone, completed));
+    const { events, stats } = await scan(p);
+    expect(events.map((e) => [e.type, e.line])).toEqual([
+      ['delegation_started', 2],
+      ['delegation_sub_run_started', 4],
+      ['delegation_sub_run_completed', 6],
+      ['delegation_completed', 7],
+    ]);
+    expect(stats).toMatchObject({ lines: 7, candidateLines: 4, malformedLines: 0, partialLines: 0, lastLine: 7, lastTs: TS(4), error: null });
+    expect(stats.bytes).toBe(Buffer.byteLength(journal(JSON.stringify({ type: 'session_start', ts: TS(0), session_id: 's' }), started, llmRound, subStarted, '', subDone, completed)));
+    expect(events.every((e) => e.file === path.basename(p) && e.fileIndex === 0)).toBe(true);
+  });
+
+  it('reads a type key that is not first (the pre-filter fallback) and PascalCase types', async () => {
+    const reordered = JSON.stringify({ ts: TS(1), session_id: 's', metadata: { delegation_id: D, parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'], agent_count: 1 }, type: 'delegation_started' });
+    const pascal = line('DelegationCompleted', TS(2), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 0, succeeded: 0, failed: 0, aggregated_status: 'failed' });
+    const { events } = await scan(file(journal(reordered, pascal)));
+    expect(events.map((e) => e.type)).toEqual(['delegation_started', 'delegation_completed']);
+  });
+
+  it('handles CRLF line endings and a UTF-8 byte order mark', async () => {
+    const text = `\ufeff${[started, subStarted, completed].join('\r\n')}\r\n`;
+    const { events, stats } = await scan(file(text));
+    expect(events.map((e) => e.line)).toEqual([1, 2, 3]);
+    expect(stats).toMatchObject({ malformedLines: 0, lines: 3, partialLines: 0 });
+    expect(events[2].ts).toBe(TS(4));
+  });
+
+  it('counts a last line without a newline as partial, not malformed', async () => {
+    const truncated = completed.slice(0, 60);
+    const { events, stats } = await scan(file(`${started}\n${subStarted}\n${truncated}`));
+    expect(events).toHaveLength(2);
+    expect(stats).toMatchObject({ partialLines: 1, malformedLines: 0, lines: 3, lastLine: 3 });
+  });
+
+  it('keeps a complete event on an unterminated last line, still flagged partial', async () => {
+    const { events, stats } = await scan(file(`${started}\n${completed}`));
+    expect(events.map((e) => e.type)).toEqual(['delegation_started', 'delegation_completed']);
+    expect(stats.partialLines).toBe(1);
+  });
+
+  it('counts malformed and missing-field lines and goes on reading', async () => {
+    const p = file(
+      journal(
+        started,
+        'not json at all',
+        '{"type":"llm_round","ts":"2025-11-03T09:1', // cut short by a crash, then appended to
+        `  ${llmRound}  `, // odd spacing, still an object: not counted
+        '\u0000'.repeat(32),
+        '{"type":"delegation_sub_run_started","ts":"x","metadata":{"delegation_id":', // broken candidate
+        line('delegation_sub_run_started', TS(2), { delegation_id: D }), // no sub_run_id
+        JSON.stringify({ type: 'delegation_retry', ts: TS(2), session_id: 's' }), // no metadata
+        JSON.stringify({ type: 'delegation_retry', ts: TS(2), metadata: 'odd' }), // non-object metadata
+        line('delegation_completed', 'later', { delegation_id: D }), // bad timestamp: kept
+        '   ',
+        completed,
+      ),
+    );
+    const { events, stats } = await scan(p);
+    expect(events.map((e) => e.type)).toEqual(['delegation_started', 'delegation_completed', 'delegation_completed']);
+    expect(stats).toMatchObject({ malformedLines: 5, missingFieldLines: 2, badTimestampLines: 1, partialLines: 0, lines: 12, lastLine: 12 });
+  });
+
+  it('reads gzip archives', async () => {
+    const p = file(gzipSync(journal(started, llmRound, completed)), 'arch.jsonl.gz');
+    const { events, stats } = await scan(p);
+    expect(events.map((e) => [e.type, e.line])).toEqual([
+      ['delegation_started', 1],
+      ['delegation_completed', 3],
+    ]);
+    expect(stats.error).toBeNull();
+  });
+
+  it('reports a corrupt gzip as a file error and keeps what it could read', async () => {
+    const gz = gzipSync(journal(started, ...Array.from({ length: 2000 }, () => llmRound), completed));
+    const p = file(Buffer.concat([gz.subarray(0, Math.floor(gz.length / 2)), Buffer.alloc(64, 0x41)]), 'corrupt.jsonl.gz');
+    const { events, stats } = await scan(p);
+    expect(stats.error).toMatch(/gzip|unexpected end|incorrect|invalid/i);
+    expect(events.map((e) => e.type)).toContain('delegation_started');
+    expect(events.map((e) => e.type)).not.toContain('delegation_completed');
+  });
+
+  it('reads a line much longer than one read chunk', async () => {
+    const huge = 'x'.repeat(2.5 * 1024 * 1024 + 17);
+    const big = ev.completed(TS(4), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: huge });
+    const { events, stats } = await scan(file(journal(started, llmRound, big, subStarted)));
+    expect(events.map((e) => [e.type, e.line])).toEqual([
+      ['delegation_started', 1],
+      ['delegation_completed', 3],
+      ['delegation_sub_run_started', 4],
+    ]);
+    const done = events[1];
+    expect(done.type === 'delegation_completed' && done.aggregatedOutputPreview?.length).toBe(huge.length);
+    expect(stats).toMatchObject({ lines: 4, malformedLines: 0 });
+  });
+
+  it('drops exact repeats of lines a sibling already produced when given a shared set', async () => {
+    const seen = new Set<string>();
+    const a = await scanFile({ path: file(journal(started, subStarted)), display: 'x.jsonl', fileIndex: 0, seen });
+    const b = await scanFile({ path: file(gzipSync(journal(started, subStarted, completed)), 'x.jsonl.gz'), display: 'x.jsonl.gz', fileIndex: 1, seen });
+    expect(a.events).toHaveLength(2);
+    expect(b.events.map((e) => e.type)).toEqual(['delegation_completed']);
+    expect(b.stats.duplicateLines).toBe(2);
+  });
+
+  it('says why a path cannot be read instead of throwing', async () => {
+    expect((await scan(path.join(dir, 'missing.jsonl'))).stats.error).toBe('no such file');
+    expect((await scan(dir)).stats.error).toBe('not a regular file');
+  });
+});
+
+describe('scanStream', () => {
+  it('gives the same events whatever the chunk boundaries (byte-by-byte stream)', async () => {
+    const text = `\ufeff${[started, llmRound, subStarted, subDone].join('\r\n')}\r\n${completed}`;
+    const whole = await scanStream(Readable.from([Buffer.from(text)]), { display: '<stdin>', fileIndex: 0 });
+    const bytes = Buffer.from(text);
+    const split = await scanStream(Readable.from(Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1))), { display: '<stdin>', fileIndex: 0 });
+    expect(split.events).toEqual(whole.events);
+    expect(split.stats).toEqual(whole.stats);
+    expect(whole.events).toHaveLength(4);
+    expect(whole.stats).toMatchObject({ partialLines: 1, malformedLines: 0, lines: 5 });
+  });
+});

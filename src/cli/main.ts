@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { InputError } from '../journal/discover.js';
 import { TargetError } from '../analyze.js';
 import { VERSION } from '../version.js';
+import { addCheckOptions, runCheck, type CheckFlags } from './check-command.js';
 import { addScanOptions } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { runList, type ListFlags } from './list-command.js';

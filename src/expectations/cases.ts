@@ -1,0 +1,86 @@
+import { readdirSync, statSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../journal/discover.js';
+
+export const EXPECTED_SUFFIX = '.expected.json';
+
+/** A journal file or session folder checked against the expectations file beside it. */
+export interface CheckCase {
+  /** Absolute path of the journal file or folder. */
+  target: string;
+  /** Absolute path of `<target>.expected.json` (it may not exist yet under --update). */
+  expectedFile: string;
+  /** How the case is named in output: relative to the working directory when inside it. */
+  display: string;
+}
+
+const isJournalName = (name: string) => name.endsWith('.jsonl') || name.endsWith('.jsonl.gz');
+
+function statOrNull(p: string): Stats | null {
+  try {
+    return statSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function display(p: string, cwd: string): string {
+  const rel = path.relative(cwd, p);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
+}
+
+function toCase(target: string, cwd: string): CheckCase {
+  return { target, expectedFile: target + EXPECTED_SUFFIX, display: display(target, cwd) };
+}
+
+/** Every journal file or folder under `dir` (at any depth) with an expectations file beside it. */
+function casesUnder(dir: string, cwd: string, out: CheckCase[]): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch (err) {
+    throw new InputError(`cannot read folder ${display(dir, cwd)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const names = new Set(entries);
+  for (const name of entries) {
+    if (name.startsWith('.') || name === 'node_modules' || name.endsWith(EXPECTED_SUFFIX)) continue;
+    const full = path.join(dir, name);
+    const st = statOrNull(full);
+    if (!st) continue;
+    const hasExpectations = names.has(name + EXPECTED_SUFFIX);
+    if (hasExpectations && (st.isDirectory() || isJournalName(name))) out.push(toCase(full, cwd));
+    if (st.isDirectory()) casesUnder(full, cwd, out);
+  }
+}
+
+/**
+ * Resolves `check` arguments to cases. A folder is searched for cases; a journal file or folder
+ * that has an expectations file beside it is one case, as is an `X.expected.json` itself. With
+ * `allowNew` (--update), a journal file without expectations, or a folder that holds no case, is
+ * a case to create.
+ */
+export function discoverCases(args: string[], cwd: string, allowNew = false): CheckCase[] {
+  const found = new Map<string, CheckCase>();
+  for (const arg of args) {
+    let abs = path.resolve(cwd, arg);
+    if (abs.endsWith(EXPECTED_SUFFIX) && statOrNull(abs)?.isFile()) abs = abs.slice(0, -EXPECTED_SUFFIX.length);
+    const st = statOrNull(abs);
+    if (!st) throw new InputError(`${arg} does not exist`);
+    const hasExpectations = !!statOrNull(abs + EXPECTED_SUFFIX)?.isFile();
+    if (st.isDirectory()) {
+      const under: CheckCase[] = hasExpectations ? [toCase(abs, cwd)] : [];
+      casesUnder(abs, cwd, under);
+      // Under --update, a folder holding no case is itself a new session-folder case.
+      if (!under.length && allowNew) under.push(toCase(abs, cwd));
+      if (!under.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it`);
+      for (const c of under) found.set(c.target, c);
+    } else if (hasExpectations || (allowNew && isJournalName(abs))) {
+      found.set(abs, toCase(abs, cwd));
+    } else if (isJournalName(abs)) {
+      throw new InputError(`${arg} has no expectations file beside it (${path.basename(abs)}${EXPECTED_SUFFIX}); write one, or run check --update ${arg} to record the current findings`);
+    } else {
+      throw new InputError(`${arg} is not a journal file (*.jsonl, *.jsonl.gz), a session folder or an expectations file`);
+    }
+  }
+  return [...found.values()].sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
+}

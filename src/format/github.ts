@@ -1,0 +1,37 @@
+import type { Severity } from '../checks/types.js';
+import type { Formatter } from './types.js';
+
+const COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
+
+/** Other control and bidi characters would reach the log viewer raw (ANSI colours, reordering). */
+function showControls(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Command data, as the Actions runner unescapes it: `%`, CR and LF (other controls shown escaped). */
+export function escapeData(s: string): string {
+  return showControls(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** Command property values additionally encode the `:` and `,` that delimit properties. */
+export function escapeProperty(s: string): string {
+  return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/**
+ * GitHub Actions workflow commands, one annotation per finding at its first evidence line:
+ * `::error` for errors, `::warning` for warnings, `::notice` for info.
+ */
+export const formatGithub: Formatter = (report) => {
+  const lines: string[] = [];
+  for (const d of report.delegations) {
+    for (const f of d.findings) {
+      const loc = f.evidence[0];
+      const props = [...(loc ? [`file=${escapeProperty(loc.file)}`, `line=${loc.line}`] : []), `title=${escapeProperty(f.id)}`].join(',');
+      const more = f.evidence.length > 1 ? ` (also ${f.evidence.slice(1).map((e) => `${e.file}:${e.line}`).join(', ')})` : '';
+      lines.push(`::${COMMAND[f.severity]} ${props}::${escapeData(`${f.message} [delegation ${f.delegation}]${more}`)}`);
+    }
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+};

@@ -1,0 +1,84 @@
+import { SEVERITY_RANK, type Finding } from '../checks/types.js';
+import type { DelegationReport } from '../report/types.js';
+import type { FormatContext, Formatter } from './types.js';
+
+// Characters XML 1.0 forbids anywhere (most C0 controls, lone surrogates, U+FFFE/U+FFFF).
+const ILLEGAL_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Text content: illegal characters removed, markup characters escaped. */
+export function xmlText(s: string): string {
+  return s.replace(ILLEGAL_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Attribute values: also quotes, and whitespace as references so parsers do not normalize it away. */
+export function xmlAttr(s: string): string {
+  return xmlText(s).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
+}
+
+const attrs = (pairs: Record<string, string | number>) =>
+  Object.entries(pairs)
+    .map(([k, v]) => ` ${k}="${xmlAttr(String(v))}"`)
+    .join('');
+
+function atOrAbove(f: Finding, failOn: FormatContext['failOn']): boolean {
+  return failOn !== 'none' && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn];
+}
+
+/** Test names stay short; the full message is in the failure. */
+const caseName = (f: Finding) => {
+  const name = `${f.id}: ${f.message}`;
+  return name.length > 160 ? `${name.slice(0, 159)}…` : name;
+};
+
+const where = (f: Finding) => f.evidence.map((e) => `${e.file}:${e.line}`).join(', ');
+
+function failingCase(d: DelegationReport, f: Finding): string[] {
+  const body = [`[${f.severity}] ${f.id}: ${f.message}`, where(f) && `evidence: ${where(f)}`, `symptom: ${f.symptom}; check: ${f.check}`].filter(Boolean).join('\n');
+  const first = f.evidence[0];
+  return [
+    `    <testcase${attrs({ classname: `trace-delegation.${d.key}`, name: caseName(f), ...(first ? { file: first.file, line: first.line } : {}) })}>`,
+    `      <failure${attrs({ type: f.id, message: f.message })}>${xmlText(body)}</failure>`,
+    '    </testcase>',
+  ];
+}
+
+/** JUnit's timestamp is an ISO date-time without zone (UTC here); time is the duration in seconds. */
+function timing(d: DelegationReport): Record<string, string> {
+  if (d.startedMs === null) return {};
+  const timestamp = new Date(Math.floor(d.startedMs)).toISOString().slice(0, 19);
+  return d.completedMs === null ? { timestamp } : { timestamp, time: ((d.completedMs - d.startedMs) / 1000).toFixed(3) };
+}
+
+function suite(d: DelegationReport, ctx: FormatContext): string[] {
+  const failing = d.findings.filter((f) => atOrAbove(f, ctx.failOn));
+  const below = d.findings.filter((f) => !atOrAbove(f, ctx.failOn));
+  const threshold = ctx.failOn === 'none' ? 'no failure threshold (--fail-on none)' : `no finding at or above ${ctx.failOn}`;
+  const cases = failing.length
+    ? failing.flatMap((f) => failingCase(d, f))
+    : [`    <testcase${attrs({ classname: `trace-delegation.${d.key}`, name: threshold })}/>`];
+  // Findings under the threshold do not fail, but stay visible in the suite's output.
+  const out = below.length ? [`    <system-out>${xmlText(below.map((f) => `[${f.severity}] ${f.id}: ${f.message}${where(f) ? ` (${where(f)})` : ''}`).join('\n'))}</system-out>`] : [];
+  return [
+    `  <testsuite${attrs({ name: `delegation ${d.key}`, tests: Math.max(failing.length, 1), failures: failing.length, errors: 0, skipped: 0, ...timing(d) })}>`,
+    '    <properties>',
+    ...Object.entries({ pattern: d.pattern ?? '?', parentRun: d.parentRunId ?? '?', status: d.status.aggregated ?? '?' }).map(([name, value]) => `      <property${attrs({ name, value })}/>`),
+    '    </properties>',
+    ...cases,
+    ...out,
+    '  </testsuite>',
+  ];
+}
+
+/** JUnit XML: one suite per delegation, a failing case per finding at or above --fail-on. */
+export const formatJunit: Formatter = (report, ctx) => {
+  const suites = report.delegations.map((d) => suite(d, ctx));
+  const tests = report.delegations.reduce((n, d) => n + Math.max(d.findings.filter((f) => atOrAbove(f, ctx.failOn)).length, 1), 0);
+  const failures = report.delegations.reduce((n, d) => n + d.findings.filter((f) => atOrAbove(f, ctx.failOn)).length, 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attrs({ name: 'trace-delegation', tests, failures, errors: 0 })}>`,
+    ...suites.flat(),
+    '</testsuites>',
+    '',
+  ].join('\n');
+};

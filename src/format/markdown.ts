@@ -1,0 +1,100 @@
+import { SEVERITY_RANK, type Finding, type Severity } from '../checks/types.js';
+import type { DelegationReport, TraceReport } from '../report/types.js';
+import { delegationGantt } from './gantt.js';
+import { safeTerminalText } from './terminal.js';
+import type { FormatContext, Formatter } from './types.js';
+
+/**
+ * Journal text as inert Markdown: control characters shown escaped, HTML defused, the punctuation
+ * that makes links, emphasis, code, strikethrough or table cells backslash-escaped, and a zero-width space after
+ * `@` and `#` so a model's output cannot mention people or link issues in a PR comment.
+ */
+export function markdownText(s: string): string {
+  return safeTerminalText(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+    .replace(/[@#]/g, (c) => `${c}&#8203;`);
+}
+
+/** Check ids come from the registry or a contract file: keep them to id characters in a code span. */
+const idCode = (id: string) => `\`${id.replace(/[^A-Za-z0-9_.-]/g, '?')}\``;
+
+const ICON: Record<Severity, string> = { error: '🔴', warning: '🟡', info: '🔵' };
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function failing(findings: Finding[], failOn: FormatContext['failOn']): Finding[] {
+  if (failOn === 'none') return [];
+  return findings.filter((f) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn]);
+}
+
+function resultLine(report: TraceReport, ctx: FormatContext): string {
+  const { error, warning, info, delegations } = report.summary;
+  const counts = `${plural(error, 'error')}, ${plural(warning, 'warning')}, ${info} info in ${plural(delegations, 'delegation')}`;
+  const failed = report.delegations.some((d) => failing(d.findings, ctx.failOn).length > 0);
+  const verdict = ctx.failOn === 'none' ? 'no failure threshold (`--fail-on none`)' : failed ? `❌ fails at \`--fail-on ${ctx.failOn}\`` : `✅ passes at \`--fail-on ${ctx.failOn}\``;
+  return `**Result:** ${counts}; ${verdict}.`;
+}
+
+function findingsCell(findings: Finding[]): string {
+  if (!findings.length) return 'none';
+  const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
+  return (['error', 'warning', 'info'] as const).filter((s) => count(s) > 0).map((s) => `${ICON[s]} ${count(s)} ${s}`).join(', ');
+}
+
+function subRunsCell(d: DelegationReport): string {
+  const ok = d.children.filter((c) => c.finalStatus === 'completed' || c.finalStatus === 'delegated').length;
+  const retries = d.children.reduce((n, c) => n + c.attempts.length - 1, 0);
+  return `${d.children.length} (${ok} ok${retries ? `, ${retries} ${retries === 1 ? 'retry' : 'retries'}` : ''})`;
+}
+
+function summaryTable(report: TraceReport): string[] {
+  const rows = report.delegations.map((d) => `| ${markdownText(d.id)} | ${markdownText(d.pattern ?? '?')} | ${markdownText(d.status.aggregated ?? (d.completedTs ? '?' : 'incomplete'))} | ${subRunsCell(d)} | ${findingsCell(d.findings)} |`);
+  return ['| Delegation | Pattern | Status | Sub-runs | Findings |', '| --- | --- | --- | --- | --- |', ...rows];
+}
+
+const location = (f: Finding) => f.evidence.map((e) => `${markdownText(e.file)}:${e.line}`).join(', ') || '—';
+
+function findingsTable(d: DelegationReport): string[] {
+  if (!d.findings.length) return ['No findings.'];
+  return [
+    '| Severity | Check | Message | Evidence |',
+    '| --- | --- | --- | --- |',
+    ...d.findings.map((f) => `| ${ICON[f.severity]} ${f.severity} | ${idCode(f.id)} | ${markdownText(f.message)}<br>*${markdownText(`symptom: ${f.symptom}; check: ${f.check}`)}* | ${location(f)} |`),
+  ];
+}
+
+function delegationSection(d: DelegationReport): string[] {
+  const gantt = delegationGantt(d);
+  return [
+    `### Delegation ${markdownText(d.id)}`,
+    '',
+    `Pattern: ${markdownText(d.pattern ?? '?')} · Parent run: ${markdownText(d.parentRunId ?? '?')} · Expected agents/tasks: ${markdownText(d.expected)}`,
+    '',
+    ...(gantt ? ['```mermaid', gantt, '```', ''] : ['*No sub-run was journaled with a time, so there is no chart.*', '']),
+    '**Findings**',
+    '',
+    ...findingsTable(d),
+    '',
+    '<details><summary>Timeline</summary>',
+    '',
+    ...d.timeline.map((t) => `- ${markdownText(t.ts || '?')} ${markdownText(t.text)}`),
+    '',
+    '</details>',
+    '',
+    '**Limits**',
+    '',
+    ...d.limits.map((l) => `- ${markdownText(l)}`),
+  ];
+}
+
+/** The report as GitHub-flavoured Markdown for a PR comment or `$GITHUB_STEP_SUMMARY`. */
+export const formatMarkdown: Formatter = (report, ctx) => {
+  const lines = ['## trace-delegation report', '', resultLine(report, ctx), ''];
+  if (report.delegations.length) lines.push(...summaryTable(report), '');
+  for (const d of report.delegations) lines.push(...delegationSection(d), '');
+  if (report.limits.length) lines.push('### Scan limits', '', ...report.limits.map((l) => `- ${markdownText(l)}`), '');
+  return `${lines.join('\n').trimEnd()}\n`;
+};

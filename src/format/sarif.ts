@@ -1,0 +1,113 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CHECKS } from '../checks/index.js';
+import type { CheckMeta, Finding, Severity } from '../checks/types.js';
+import type { Location } from '../journal/types.js';
+import type { DelegationReport, TraceReport } from '../report/types.js';
+import { safeTerminalText } from './terminal.js';
+import type { Formatter } from './types.js';
+
+/** The OASIS schema the output is validated against (test/sarif-schema-2.1.0.json). */
+export const SARIF_SCHEMA_URI = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
+
+type Level = 'error' | 'warning' | 'note';
+const LEVEL: Record<Severity, Level> = { error: 'error', warning: 'warning', info: 'note' };
+
+/**
+ * SARIF plain-text messages treat `[text](n)` as an embedded link, so literal brackets (and the
+ * backslash that escapes them) are escaped; control and bidi characters are shown escaped.
+ */
+export function sarifText(s: string): string {
+  return safeTerminalText(s).replace(/[\\[\]]/g, (c) => `\\${c}`);
+}
+
+const pascalCase = (id: string) => id.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+
+/** A fence longer than any backtick run inside, so example text cannot close it. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}\n${text}\n${fence}`;
+}
+
+function ruleFromMeta(meta: CheckMeta) {
+  const { why, fix, example, reportLine } = meta.docs;
+  return {
+    id: meta.id,
+    name: pascalCase(meta.id),
+    shortDescription: { text: meta.description },
+    fullDescription: { text: why },
+    help: {
+      text: `${why}\n\nFix: ${fix}\n\nExample journal lines:\n${example}\n\nReport line: ${reportLine}`,
+      markdown: `${why}\n\n**Fix:** ${fix}\n\n**Example journal lines:**\n\n${fenced(example)}\n\n**Report line:**\n\n${fenced(reportLine)}`,
+    },
+    defaultConfiguration: { level: LEVEL[meta.defaultSeverity] },
+    properties: { category: meta.category, symptom: meta.symptom, tags: ['trace-delegation', meta.category] },
+  };
+}
+
+/** A finding whose id is not a built-in check (e.g. a contract check) still gets a rule. */
+function ruleFromFinding(f: Finding) {
+  return {
+    id: f.id,
+    name: pascalCase(f.id),
+    shortDescription: { text: `trace-delegation check ${f.id}` },
+    defaultConfiguration: { level: LEVEL[f.severity] },
+    properties: { symptom: f.symptom, tags: ['trace-delegation'] },
+  };
+}
+
+/** Relative paths stay relative to the checkout root (%SRCROOT%); absolute ones become file: URIs. */
+function artifactLocation(file: string): { uri: string; uriBaseId?: string } {
+  if (path.isAbsolute(file)) return { uri: pathToFileURL(file).href };
+  return { uri: file.split('/').map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' };
+}
+
+function physicalLocation(loc: Location) {
+  return {
+    physicalLocation: {
+      artifactLocation: artifactLocation(loc.file),
+      ...(loc.line > 0 ? { region: { startLine: loc.line } } : {}),
+    },
+  };
+}
+
+/** The evidence lines; a finding with none points at its delegation's first journal line. */
+function evidenceFor(f: Finding, d: DelegationReport): Location[] {
+  if (f.evidence.length) return f.evidence;
+  const first = d.timeline[0];
+  if (first) return [{ file: first.file, line: first.line }];
+  return d.files.length ? [{ file: d.files[0], line: 0 }] : [];
+}
+
+/** SARIF 2.1.0: one rule per check id, one result per finding located at its journal line. */
+export const formatSarif: Formatter = (report: TraceReport) => {
+  const rules: ReturnType<typeof ruleFromFinding | typeof ruleFromMeta>[] = CHECKS.map((c) => ruleFromMeta(c.meta));
+  const ruleIndex = new Map(rules.map((r, i) => [r.id, i] as const));
+  const results = report.delegations.flatMap((d) =>
+    d.findings.map((f) => {
+      if (!ruleIndex.has(f.id)) ruleIndex.set(f.id, rules.push(ruleFromFinding(f)) - 1);
+      const [primary, ...related] = evidenceFor(f, d);
+      return {
+        ruleId: f.id,
+        ruleIndex: ruleIndex.get(f.id),
+        level: LEVEL[f.severity],
+        message: { text: sarifText(f.message) },
+        ...(primary ? { locations: [physicalLocation(primary)] } : {}),
+        ...(related.length ? { relatedLocations: related.map((loc, i) => ({ id: i + 1, ...physicalLocation(loc), message: { text: 'evidence' } })) } : {}),
+        properties: { delegation: f.delegation, runs: f.runs, symptom: f.symptom, check: f.check },
+      };
+    }),
+  );
+  const log = {
+    $schema: SARIF_SCHEMA_URI,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: report.tool.name, version: report.tool.version, semanticVersion: report.tool.version, rules } },
+        results,
+      },
+    ],
+  };
+  return `${JSON.stringify(log, null, 2)}\n`;
+};

@@ -42,6 +42,12 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
       result.code = await runList(flags, io);
     });
 
+  addCheckOptions(program.command('check').description('compare findings with the X.expected.json beside each journal file or session folder X'))
+    .argument('<paths...>', 'fixture folders, journal files, session folders or expectations files')
+    .action(async (paths: string[], flags: CheckFlags) => {
+      result.code = await runCheck(paths, flags, io);
+    });
+
   program
     .command('rules')
     .description('list every check: id, default severity, description')

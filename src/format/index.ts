@@ -1,4 +1,9 @@
+import { formatGithub } from './github.js';
 import { formatJson } from './json.js';
+import { formatJunit } from './junit.js';
+import { formatMarkdown } from './markdown.js';
+import { formatNdjson } from './ndjson.js';
+import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
 import type { Formatter } from './types.js';
 
@@ -6,6 +11,11 @@ import type { Formatter } from './types.js';
 export const FORMATTERS: Record<string, Formatter> = {
   text: formatText,
   json: formatJson,
+  ndjson: formatNdjson,
+  markdown: formatMarkdown,
+  sarif: formatSarif,
+  junit: formatJunit,
+  github: formatGithub,
 };
 
 export const FORMAT_NAMES = (): string[] => Object.keys(FORMATTERS);

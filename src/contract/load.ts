@@ -1,0 +1,111 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { InputError } from '../journal/discover.js';
+import type { FieldPath } from './types.js';
+
+/** A contract file that cannot be read or parsed: one sentence, exit 2. */
+export class ContractFileError extends InputError {}
+
+/** Plans are small documents; anything this large is the wrong file. */
+const MAX_BYTES = 8 * 1024 * 1024;
+
+export interface LoadedContract {
+  /** The path as the user wrote it (for messages). */
+  file: string;
+  format: 'yaml' | 'json';
+  /** The parsed document; a mapping at the top level (not yet validated). */
+  data: Record<string, unknown>;
+  /** 1-based line of a field, or of its nearest existing parent when the field is missing. */
+  lineOf(path: FieldPath): number | undefined;
+}
+
+/** Reads a contract plan (YAML, or JSON by extension or content) from disk. */
+export async function loadContractFile(file: string, cwd: string = process.cwd()): Promise<LoadedContract> {
+  const full = path.resolve(cwd, file);
+  let text: string;
+  try {
+    const st = await stat(full);
+    if (st.isDirectory()) throw new ContractFileError(`cannot read contract ${file}: it is a directory`);
+    if (st.size > MAX_BYTES) throw new ContractFileError(`cannot read contract ${file}: ${st.size} bytes is too large for a delegation plan`);
+    text = await readFile(full, 'utf8');
+  } catch (err) {
+    if (err instanceof ContractFileError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new ContractFileError(`cannot read contract ${file}: ${why}`);
+  }
+  return parseContractText(text, file);
+}
+
+/** Parses contract text; `.json` files must be strict JSON, anything else is read as YAML. */
+export function parseContractText(text: string, file: string): LoadedContract {
+  const json = /\.json$/i.test(file);
+  if (text.trim() === '') throw new ContractFileError(`contract ${file} is empty`);
+  let data: unknown;
+  if (json) {
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new ContractFileError(`contract ${file} is not valid JSON: ${jsonErrorText(text, (err as Error).message)}`);
+    }
+  }
+  const lines = new LineCounter();
+  // JSON is YAML too, so one parser gives line numbers for both; JSON.parse allowed duplicate keys.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: !json });
+  if (!json) {
+    const first = doc.errors[0];
+    if (first) {
+      const at = lines.linePos(first.pos[0]);
+      throw new ContractFileError(`contract ${file} is not valid YAML: ${oneLine(first.message)} (line ${at.line}, column ${at.col})`);
+    }
+    try {
+      data = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      throw new ContractFileError(`contract ${file} is not valid YAML: ${oneLine((err as Error).message)}`);
+    }
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    const got = data === null ? 'nothing' : Array.isArray(data) ? 'a list' : `a ${typeof data}`;
+    throw new ContractFileError(`contract ${file} must be a mapping with delegation, subtasks, merge_plan and failure_handling at the top level, not ${got}`);
+  }
+  return { file, format: json ? 'json' : 'yaml', data: data as Record<string, unknown>, lineOf: (p) => lineOf(doc, lines, p) };
+}
+
+function lineOf(doc: Document, lines: LineCounter, fieldPath: FieldPath): number | undefined {
+  if (doc.errors.length) return undefined;
+  // Walk down as far as the path exists: a missing field points at its parent.
+  let node: unknown = doc.contents;
+  let line = rangeLine(node, lines);
+  for (const seg of fieldPath) {
+    if (isMap(node)) {
+      const pair = node.items.find((it) => (it.key as { value?: unknown } | null)?.value === seg);
+      if (!pair) break;
+      line = rangeLine(pair.key, lines) ?? line;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      node = node.items[seg];
+      if (node === undefined) break;
+      line = rangeLine(node, lines) ?? line;
+    } else break;
+  }
+  return line;
+}
+
+function rangeLine(node: unknown, lines: LineCounter): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null)?.range;
+  return range ? lines.linePos(range[0]).line : undefined;
+}
+
+const oneLine = (s: string) => s.split('\n')[0].replace(/[\s:]+$/, '');
+
+/** V8 names a character offset; a line and column are what an editor can jump to. */
+function jsonErrorText(text: string, message: string): string {
+  const first = oneLine(message).replace(/\s*\(line \d+ column \d+\)$/, '');
+  const m = /at position (\d+)/.exec(first);
+  if (!m) return first;
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split('\n').length;
+  const col = Number(m[1]) - before.lastIndexOf('\n');
+  return `${first.replace(/\s*in JSON at position \d+/, '')} (line ${line}, column ${col})`;
+}

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -27,32 +27,69 @@ const isGlob = (s: string) => fg.isDynamicPattern(s.replace(/\\/g, '/'));
 
 /**
  * Expands each `--sessions` entry: a directory is searched in both layouts, a file is taken as
- * is, anything else is a glob. A root that does not exist is a user error (exit 2).
+ * is, anything else is a glob. A root that does not exist is a user error (exit 2). Only regular
+ * files are listed (never a FIFO, socket, device or directory named `*.jsonl`), and a journal
+ * reached by several paths (symbolic links, overlapping roots) is listed once.
  */
 export async function discoverJournals(roots: string[], cwd = process.cwd()): Promise<JournalFile[]> {
-  const found = new Map<string, JournalFile>();
+  const found = new Map<string, string>(); // real path → the path it is read under
   for (const root of roots) {
     const abs = path.resolve(cwd, root);
     let paths: string[];
     if (isGlob(root)) {
-      paths = await fg(root.replace(/\\/g, '/'), { cwd, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true });
+      paths = await expandGlob(root.replace(/\\/g, '/'), cwd);
     } else {
       const kind = statKind(abs);
       if (kind === 'missing') throw new InputError(`sessions root ${root} does not exist`);
       if (kind === 'unreadable') throw new InputError(`sessions root ${root} cannot be read (permission denied)`);
+      if (kind === 'loop') throw new InputError(`sessions root ${root} is a loop of symbolic links`);
+      // The layouts have a fixed depth, so following links cannot loop forever.
       paths = kind === 'file' ? [abs] : await fg(LAYOUT_PATTERNS, { cwd: abs, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true, deep: 5 });
     }
-    for (const p of paths) found.set(p, toJournalFile(p, cwd));
+    for (const p of paths) {
+      const real = realPath(p);
+      const kept = found.get(real);
+      // Prefer the file's own path over a link to it, so evidence names the real journal.
+      if (kept === undefined || (p === real && kept !== real)) found.set(real, p);
+    }
   }
-  return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd));
 }
 
-function statKind(p: string): 'missing' | 'unreadable' | 'file' | 'dir' {
+/**
+ * A user glob. With `**`, following directory links could recurse through a link loop
+ * exponentially, so directories are walked without following links (like bash globstar) and
+ * links to regular files are still taken.
+ */
+async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
+  if (!pattern.includes('**')) return fg(pattern, { cwd, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true });
+  const entries = await fg(pattern, { cwd, absolute: true, onlyFiles: false, followSymbolicLinks: false, suppressErrors: true, objectMode: true });
+  return entries.filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && isRegularFile(e.path))).map((e) => e.path);
+}
+
+function isRegularFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false; // dangling link or link loop: not a journal
+  }
+}
+
+function realPath(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p; // vanished since listing: scanning it reports the error
+  }
+}
+
+function statKind(p: string): 'missing' | 'unreadable' | 'loop' | 'file' | 'dir' {
   try {
     const st = statSync(p);
     return st.isDirectory() ? 'dir' : 'file';
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return 'loop';
     return code === 'EACCES' || code === 'EPERM' ? 'unreadable' : 'missing';
   }
 }

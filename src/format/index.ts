@@ -1,8 +1,11 @@
+import { formatChromeTrace } from './chrome-trace.js';
 import { formatGithub } from './github.js';
+import { formatHtml } from './html.js';
 import { formatJson } from './json.js';
 import { formatJunit } from './junit.js';
 import { formatMarkdown } from './markdown.js';
 import { formatNdjson } from './ndjson.js';
+import { formatOtlp } from './otlp.js';
 import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
 import type { Formatter } from './types.js';
@@ -16,6 +19,9 @@ export const FORMATTERS: Record<string, Formatter> = {
   sarif: formatSarif,
   junit: formatJunit,
   github: formatGithub,
+  html: formatHtml,
+  otlp: formatOtlp,
+  'chrome-trace': formatChromeTrace,
 };
 
 export const FORMAT_NAMES = (): string[] => Object.keys(FORMATTERS);

@@ -1,0 +1,103 @@
+// `--format html`: one self-contained page (no network) with a swimlane timeline per delegation.
+import type { DelegationReport, TraceReport } from '../report/types.js';
+import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH } from './html/client.js';
+import { esc, jsonForScript } from './html/escape.js';
+import { barsByRun, sectionId, sectionIndex } from './html/ids.js';
+import { delegationHeader, eventList, findingsList, limitsList, overviewTable, pageHeader } from './html/sections.js';
+import { LEGEND } from './html/status.js';
+import { STYLES } from './html/styles.js';
+import { renderTimeline, type Tip } from './html/timeline.js';
+import { byKey, roots } from './lanes.js';
+import type { Formatter } from './types.js';
+
+// Only the hashed inline script may run; no fetches, frames, fonts or remote images.
+const CSP = `default-src 'none'; script-src '${CLIENT_SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
+
+interface Page {
+  report: TraceReport;
+  keys: Map<string, DelegationReport>;
+  sections: Map<string, number>;
+  bars: Map<string, string[]>;
+  tips: Record<string, Tip>;
+  done: Set<string>;
+}
+
+const legend = (): string =>
+  `<ul class="legend">${LEGEND.map(([cls, text]) => `<li><span class="sw ${cls}"></span>${esc(text)}</li>`).join('')}<li><span class="sw line start"></span>delegation start</li><li><span class="sw line"></span>join (delegation_completed)</li><li><span class="sw late"></span>after the join (late)</li><li>↷ retry</li><li><span class="count sev-error">!</span> has findings</li></ul>`;
+
+function parentLink(p: Page, d: DelegationReport): string {
+  if (!d.parentDelegation || !d.parentRunId) return '';
+  const bar = p.bars.get(d.parentRunId)?.[0];
+  const s = p.sections.get(d.parentDelegation);
+  const run = bar ? ` <a href="#${bar}">sub-run bar</a>` : '';
+  const del = s !== undefined ? ` in <a href="#${sectionId(s)}">delegation ${esc(p.keys.get(d.parentDelegation)!.id)}</a>` : '';
+  return `<span class="muted"> — nested:${run}${del}</span>`;
+}
+
+function renderDelegation(p: Page, d: DelegationReport): string {
+  p.done.add(d.key);
+  const i = p.sections.get(d.key)!;
+  const { svg, tips } = renderTimeline(d, i, { keys: p.keys, sections: p.sections });
+  Object.assign(p.tips, tips);
+  const nested = d.nested
+    .filter((k) => p.keys.has(k) && !p.done.has(k))
+    .map((k) => {
+      const n = p.keys.get(k)!;
+      const body = renderDelegation(p, n);
+      return `<details class="nested" open><summary>Nested delegation <code>${esc(n.id)}</code> started by run <code>${esc(n.parentRunId ?? '?')}</code></summary>${body}</details>`;
+    });
+  return `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${eventList(d)}${nested.join('')}</section>`;
+}
+
+/** Roots first, each followed by its nested delegations (for the overview table). */
+function overviewOrder(p: Page, list: DelegationReport[], depth = 0, seen = new Set<string>()): { d: DelegationReport; i: number; depth: number }[] {
+  return list.flatMap((d) => {
+    if (seen.has(d.key)) return [];
+    seen.add(d.key);
+    const kids = d.nested.filter((k) => p.keys.has(k)).map((k) => p.keys.get(k)!);
+    return [{ d, i: p.sections.get(d.key)!, depth }, ...overviewOrder(p, kids, depth + 1, seen)];
+  });
+}
+
+export const formatHtml: Formatter = (report) => {
+  const p: Page = {
+    report,
+    keys: byKey(report.delegations),
+    sections: sectionIndex(report.delegations),
+    bars: barsByRun(report.delegations),
+    tips: {},
+    done: new Set(),
+  };
+  const top = roots(report.delegations);
+  const body = top.map((d) => renderDelegation(p, d));
+  // Anything not reached from a root (a nesting cycle) still gets its own section.
+  for (const d of report.delegations) if (!p.done.has(d.key)) body.push(renderDelegation(p, d));
+  const showTable = report.target.kind === 'all' || report.delegations.length > 1;
+  const table = showTable && report.delegations.length ? overviewTable(overviewOrder(p, [...top, ...report.delegations])) : '';
+  const empty = report.delegations.length === 0 ? '<p class="empty">No delegations found.</p>' : '';
+  const title = report.delegations.length === 1 ? `Delegation ${report.delegations[0].id}` : `${report.delegations.length} delegations`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${esc(CSP)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="${esc(`${report.tool.name} ${report.tool.version}`)}">
+<title>${esc(`${title} · delegation trace`)}</title>
+<style>${STYLES}</style>
+</head>
+<body>
+<main>
+${pageHeader(report)}
+${table}${empty}
+${body.join('\n')}
+${limitsList(report.limits, 'Scan limits')}
+<footer>Self-contained report: it loads nothing from the network. Hover or focus a bar for its run id, times, error and output preview.</footer>
+</main>
+<div id="td-tip" role="tooltip" hidden></div>
+<script type="application/json" id="td-tips">${jsonForScript(p.tips)}</script>
+<script>${CLIENT_SCRIPT}</script>
+</body>
+</html>
+`;
+};

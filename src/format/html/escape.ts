@@ -1,0 +1,28 @@
+// Journal text is untrusted (models wrote it): every string reaches the page through these.
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+// C0/C1 controls (except tab and newline) and bidi overrides could hide or reorder text; show them as \uXXXX.
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Visible form of untrusted text: controls and bidi overrides spelled out. */
+export function visible(s: string): string {
+  return s.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Text or attribute value (double- or single-quoted) in HTML and inline SVG. */
+export function esc(value: unknown): string {
+  return visible(String(value ?? '')).replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+
+/** JSON for a `<script type="application/json">` block: no `<`, `>` or `&` can close or comment it. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** At most `max` characters, with an ellipsis when cut (labels in the SVG). */
+export function clip(s: string, max: number): string {
+  const chars = [...s];
+  return chars.length <= max ? s : `${chars.slice(0, Math.max(1, max - 1)).join('')}…`;
+}

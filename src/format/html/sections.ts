@@ -1,0 +1,93 @@
+// The HTML around the timeline: header facts, findings, limits, the event list, the overview table.
+import type { Finding } from '../../checks/types.js';
+import type { DelegationReport, TraceReport } from '../../report/types.js';
+import { clip, esc } from './escape.js';
+import { findingId, sectionId } from './ids.js';
+import { duration } from './scale.js';
+import { statusClass } from './status.js';
+
+const code = (s: string | null | undefined) => (s ? `<code>${esc(s)}</code>` : '<span class="none">?</span>');
+
+export function statusPill(d: DelegationReport): string {
+  const label = d.status.aggregated ?? (d.completedTs ? 'unknown' : 'not completed');
+  return `<span class="pill ${statusClass(d.status.aggregated, d.completedTs === null)}">${esc(label)}</span>`;
+}
+
+function severityCounts(findings: Finding[]): string {
+  const n = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) n[f.severity]++;
+  const parts = (['error', 'warning', 'info'] as const).filter((s) => n[s] > 0).map((s) => `<span class="count sev-${s}">${n[s]} ${s}${n[s] === 1 || s === 'info' ? '' : 's'}</span>`);
+  return parts.length ? parts.join(' ') : '<span class="count ok">none</span>';
+}
+
+/** Id, pattern, parent run, sessions, aggregated status and counts. */
+export function delegationHeader(d: DelegationReport, i: number, parentLink: string): string {
+  const attempts = d.children.reduce((s, c) => s + c.attempts.length, 0);
+  const span = d.startedMs !== null && d.completedMs !== null ? ` <span class="muted">(${esc(duration(d.completedMs - d.startedMs))} after start)</span>` : '';
+  const totals = d.status.totalSubRuns === null
+    ? '<span class="none">no delegation_completed</span>'
+    : `${esc(d.status.totalSubRuns)} total · <span class="ok-text">${esc(d.status.succeeded ?? '?')} succeeded</span> · <span class="bad-text">${esc(d.status.failed ?? '?')} failed</span>`;
+  const facts: [string, string][] = [
+    ['Pattern', code(d.pattern)],
+    ['Parent run', code(d.parentRunId) + parentLink],
+    ['Sessions', d.sessions.length ? d.sessions.map((s) => code(s)).join(' ') : '<span class="none">?</span>'],
+    ['Expected agents/tasks', esc(d.expected)],
+    ['Agents', d.agents.length ? d.agents.map((a) => code(a)).join(' ') : '<span class="none">?</span>'],
+    ['Started', d.startedTs ? code(d.startedTs) : '<span class="none">no delegation_started</span>'],
+    ['Joined', d.completedTs ? code(d.completedTs) + span : '<span class="none">no delegation_completed</span>'],
+    ['Sub-runs (journaled totals)', totals],
+    ['Attempts drawn', `${attempts} in ${d.children.length} ${d.children.length === 1 ? 'chain' : 'chains'}`],
+    ['Findings', severityCounts(d.findings)],
+  ];
+  const preview = d.status.aggregatedOutputPreview
+    ? `<details class="preview"><summary>Aggregated output preview</summary><pre>${esc(d.status.aggregatedOutputPreview)}</pre></details>`
+    : '';
+  return `<header class="dhead"><h2 id="${sectionId(i)}-h"><span class="kind">Delegation</span> <code class="did">${esc(d.id)}</code> ${statusPill(d)}</h2><dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`).join('')}</dl>${preview}</header>`;
+}
+
+/** Findings with links to the bars of the runs they concern. */
+export function findingsList(d: DelegationReport, i: number, bars: Map<string, string[]>): string {
+  if (d.findings.length === 0) return `<h3>Findings</h3><p class="none-found">No findings: the journal shows nothing wrong with this delegation.</p>`;
+  const items = d.findings.map((f, n) => {
+    const runs = f.runs.map((r) => {
+      const ids = bars.get(r) ?? [];
+      return ids.length ? ids.map((b) => `<a class="run-link" href="#${b}" data-bar="${b}">${esc(clip(r, 40))}</a>`).join(' ') : `<code title="no bar: this run has no journaled time">${esc(clip(r, 40))}</code>`;
+    });
+    const where = f.evidence.map((e) => `${esc(e.file)}:${esc(e.line)}`).join(', ');
+    const barIds = f.runs.flatMap((r) => bars.get(r) ?? []);
+    return `<li id="${findingId(i, n)}" class="finding sev-${f.severity}" data-bars="${barIds.join(' ')}"><div class="fline"><span class="sev">${f.severity}</span> <strong class="fid">${esc(f.id)}</strong> ${esc(f.message)}</div>${runs.length ? `<div class="fruns">runs: ${runs.join(' ')}</div>` : ''}${where ? `<div class="fwhere">evidence: ${where}</div>` : ''}<div class="fhint">symptom: ${esc(f.symptom)}; check: ${esc(f.check)}</div></li>`;
+  });
+  return `<h3>Findings <span class="muted">(${d.findings.length})</span></h3><ol class="findings">${items.join('')}</ol>`;
+}
+
+export function limitsList(limits: string[], title = 'Limits'): string {
+  if (limits.length === 0) return '';
+  return `<h3>${esc(title)}</h3><ul class="limits">${limits.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`;
+}
+
+/** The skill's textual timeline, folded away: the same events the bars are drawn from. */
+export function eventList(d: DelegationReport): string {
+  const rows = d.timeline.map((t) => `<tr><td><code>${esc(t.ts || '?')}</code></td><td>${esc(t.text)}</td><td class="muted">${esc(t.file)}:${esc(t.line)}</td></tr>`);
+  return `<details class="events"><summary>Journal events (${d.timeline.length})</summary><table><thead><tr><th>ts</th><th>event</th><th>where</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
+}
+
+/** One row per delegation (nested ones indented under their parent) for multi-delegation reports. */
+export function overviewTable(order: { d: DelegationReport; i: number; depth: number }[]): string {
+  const rows = order.map(({ d, i, depth }) => {
+    const counts = { error: 0, warning: 0, info: 0 };
+    for (const f of d.findings) counts[f.severity]++;
+    const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}">${counts[s]}</span>` : '')).join(' ') || '<span class="muted">–</span>';
+    const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
+    const dur = d.startedMs !== null && d.completedMs !== null ? esc(duration(d.completedMs - d.startedMs)) : '<span class="muted">–</span>';
+    const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
+    return `<tr><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td><code>${esc(d.startedTs ?? '?')}</code></td><td class="num">${dur}</td></tr>`;
+  });
+  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+export function pageHeader(report: TraceReport): string {
+  const s = report.summary;
+  const st = report.stats;
+  const summary = `${s.delegations} ${s.delegations === 1 ? 'delegation' : 'delegations'} · ${s.error} ${s.error === 1 ? 'error' : 'errors'} · ${s.warning} ${s.warning === 1 ? 'warning' : 'warnings'} · ${s.info} info`;
+  return `<header class="page"><h1>Delegation trace</h1><p class="sub">${esc(summary)} — target <code>${esc(report.target.query)}</code> (${esc(report.target.kind)}) — ${esc(st.files)} ${st.files === 1 ? 'file' : 'files'}, ${esc(st.events)} events read by ${esc(report.tool.name)} ${esc(report.tool.version)}</p></header>`;
+}

@@ -1,0 +1,110 @@
+// Inline stylesheet: system fonts only, so the file needs no network.
+export const STYLES = `
+:root {
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --lane: #f6f8fa; --card: #ffffff; --page: #f3f5f7;
+  --ok: #2da44e; --bad: #cf222e; --vf: #e16f24; --cancel: #8c959f; --pause: #8250df; --open: #0969da; --unknown: #afb8c1; --partial: #bf8700;
+  --err: #cf222e; --warn: #b35900; --info: #0969da; --join: #1f2328;
+  color-scheme: light;
+}
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #30363d; --lane: #151b23; --card: #0d1117; --page: #010409; --join: #e6edf3; color-scheme: dark; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--page); color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1240px; margin: 0 auto; padding: 20px 24px 48px; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; }
+code { overflow-wrap: anywhere; }
+a { color: var(--open); }
+h1 { font-size: 22px; margin: 0 0 2px; }
+h2 { font-size: 17px; margin: 0 0 10px; display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
+h3 { font-size: 14px; margin: 18px 0 6px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+.sub, .muted { color: var(--muted); }
+.none { color: var(--muted); font-style: italic; }
+header.page { margin-bottom: 16px; }
+section.delegation, section.overview { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin: 0 0 18px; }
+.kind { font-weight: 500; color: var(--muted); }
+.did { font-size: 14px; }
+.pill { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px; font-weight: 600; color: #fff; background: var(--unknown); }
+.pill.st-completed { background: var(--ok); } .pill.st-failed { background: var(--bad); } .pill.st-partial { background: var(--partial); }
+.pill.st-unfinished, .pill.st-paused, .pill.st-waiting { background: var(--pause); } .pill.st-open { background: var(--open); } .pill.st-cancelled { background: var(--cancel); }
+.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(270px, 1fr)); gap: 6px 18px; margin: 0; }
+.facts div { min-width: 0; }
+.facts dt { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+.facts dd { margin: 0; }
+.ok-text { color: var(--ok); font-weight: 600; } .bad-text { color: var(--bad); font-weight: 600; }
+.count { display: inline-block; padding: 0 7px; border-radius: 4px; font-size: 12px; font-weight: 600; color: #fff; }
+.count.sev-error { background: var(--err); } .count.sev-warning { background: var(--warn); } .count.sev-info { background: var(--info); } .count.ok { background: var(--ok); }
+details.preview, details.events { margin-top: 10px; }
+details summary { cursor: pointer; color: var(--muted); font-size: 13px; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--lane); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; max-height: 240px; overflow: auto; }
+figure.timeline { margin: 14px 0 0; overflow-x: auto; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; color: var(--muted); margin: 0 0 6px; padding: 0; list-style: none; }
+.legend li { display: inline-flex; align-items: center; gap: 5px; }
+.sw { display: inline-block; width: 18px; height: 10px; border-radius: 2px; background: var(--unknown); }
+.sw.st-completed { background: var(--ok); } .sw.st-failed { background: var(--bad); } .sw.st-verification_failed { background: var(--vf); }
+.sw.st-cancelled { background: var(--cancel); } .sw.st-paused { background: var(--pause); } .sw.st-open { background: linear-gradient(90deg, var(--open) 30%, rgba(9, 105, 218, .18)); }
+.sw.line { width: 2px; height: 14px; border-radius: 0; background: var(--join); } .sw.line.start { background: repeating-linear-gradient(var(--muted) 0 3px, transparent 3px 6px); }
+.sw.late { background: repeating-linear-gradient(45deg, var(--ok) 0 3px, #6b7a8a 3px 5px); }
+svg.swimlane { display: block; width: 100%; min-width: 760px; height: auto; font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+.lane-bg { fill: var(--bg); } .lane.odd .lane-bg { fill: var(--lane); }
+.grid { stroke: var(--line); stroke-dasharray: 2 3; }
+.tick { fill: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; }
+.axis-title { fill: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .05em; }
+.lane-label { fill: var(--fg); font-weight: 600; font-size: 12.5px; }
+.lane-label.missing { fill: var(--muted); font-style: italic; font-weight: 400; }
+.note { fill: var(--muted); font-style: italic; font-size: 11.5px; }
+.bar { cursor: default; outline: none; }
+.bar .shape { fill: var(--unknown); stroke: rgba(0,0,0,.22); stroke-width: 1; }
+.bar.st-completed .shape { fill: var(--ok); } .bar.st-failed .shape { fill: var(--bad); } .bar.st-verification_failed .shape { fill: var(--vf); }
+.bar.st-cancelled .shape { fill: var(--cancel); } .bar.st-paused .shape, .bar.st-waiting .shape { fill: var(--pause); } .bar.st-open .shape { fill: var(--open); }
+.bar.open .shape { stroke: var(--open); stroke-dasharray: 4 3; stroke-width: 1.5; }
+.fade { pointer-events: none; } .fade-stop { stop-color: var(--bg); }
+.open-edge { fill: none; stroke: var(--open); stroke-width: 1.6; }
+.bar:hover .shape, .bar:focus .shape, .bar.hl .shape, .bar:target .shape { stroke: var(--fg); stroke-width: 2.5; stroke-dasharray: none; }
+.bar:target .shape { animation: pulse 1.2s ease-in-out 2; }
+@keyframes pulse { 50% { stroke-width: 5; } }
+.bar-text { fill: #fff; font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; pointer-events: none; }
+.end-label { fill: var(--fg); font-size: 11.5px; pointer-events: none; }
+.late .end-label { fill: var(--warn); font-weight: 700; }
+.end-label.inside, .late .end-label.inside { fill: #fff; font-weight: 600; }
+.hatch { fill: rgba(20, 30, 40, .35); }
+.late-part { pointer-events: none; }
+.start-line line { stroke: var(--muted); stroke-width: 1.2; stroke-dasharray: 3 3; } .start-line text { fill: var(--muted); font-size: 11px; }
+.join-line line { stroke: var(--join); stroke-width: 2; } .join-line text { fill: var(--join); font-weight: 700; font-size: 11.5px; }
+.retry-link path { fill: none; stroke: var(--muted); stroke-width: 1.4; } .retry-link text { fill: var(--muted); font-size: 10px; }
+.arrowhead { fill: var(--muted); }
+.marker line { stroke: var(--fg); stroke-width: 2; }
+.badge circle { stroke: var(--bg); stroke-width: 1.5; } .badge text { fill: #fff; font-weight: 800; font-size: 11px; pointer-events: none; }
+.badge.sev-error circle { fill: var(--err); } .badge.sev-warning circle { fill: var(--warn); } .badge.sev-info circle { fill: var(--info); }
+.nested-span rect { fill: var(--pause); stroke: var(--bg); }
+.nested-span.st-completed rect { fill: var(--ok); } .nested-span.st-failed rect { fill: var(--bad); } .nested-span.st-partial rect { fill: var(--partial); } .nested-span.st-open rect { fill: var(--open); }
+ol.findings { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; }
+.finding { border-left: 4px solid var(--info); background: var(--lane); border-radius: 0 6px 6px 0; padding: 7px 10px; }
+.finding.sev-error { border-color: var(--err); } .finding.sev-warning { border-color: var(--warn); }
+.finding:target { outline: 2px solid var(--open); }
+.finding .sev { display: inline-block; min-width: 58px; text-align: center; font-size: 11px; font-weight: 700; text-transform: uppercase; color: #fff; background: var(--info); border-radius: 4px; padding: 0 5px; }
+.finding.sev-error .sev { background: var(--err); } .finding.sev-warning .sev { background: var(--warn); }
+.fid { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+.fruns, .fwhere, .fhint { font-size: 12px; color: var(--muted); margin-top: 2px; overflow-wrap: anywhere; }
+.run-link { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; margin-right: 6px; }
+.none-found { color: var(--ok); margin: 0; }
+ul.limits { margin: 0; padding-left: 20px; color: var(--muted); font-size: 13px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+details.nested { margin-top: 16px; border-left: 3px solid var(--pause); padding-left: 12px; }
+details.nested > summary { font-size: 13.5px; color: var(--fg); margin-bottom: 8px; }
+details.nested section.delegation { margin-bottom: 0; }
+.empty { color: var(--muted); font-style: italic; }
+#td-tip { position: fixed; z-index: 10; max-width: 440px; background: #1f2328; color: #f0f3f6; border-radius: 8px; padding: 9px 11px; font-size: 12px; box-shadow: 0 6px 24px rgba(0,0,0,.28); pointer-events: none; }
+#td-tip[hidden] { display: none; }
+.tip-head { display: flex; justify-content: space-between; gap: 12px; font-weight: 700; margin-bottom: 5px; }
+.tip-title { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+.tip-status { color: #9ecbff; font-weight: 600; }
+#td-tip dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 10px; margin: 0; }
+#td-tip dt { color: #9198a1; }
+#td-tip dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 9.5em; overflow: hidden; }
+#td-tip dd.tip-error { color: #ffaba8; }
+footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
+`;

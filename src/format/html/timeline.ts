@@ -1,0 +1,277 @@
+// The swimlane: one lane per agent, one bar per sub-run attempt, start and join as vertical lines.
+import { parseTimestamp } from '../../journal/time.js';
+import type { AttemptReport, ChildReport, DelegationReport } from '../../report/types.js';
+import { agentLanes, instantMs, lastEventSeen, type Lane } from '../lanes.js';
+import { clip, esc } from './escape.js';
+import { barId, findingId, sectionId } from './ids.js';
+import { duration, linearScale, offset, ticks, type Scale } from './scale.js';
+import { statusClass, worstSeverity } from './status.js';
+
+/** What the hover card shows for one bar: a heading and label/value rows (all plain text). */
+export interface Tip {
+  title: string;
+  status: string;
+  rows: [string, string][];
+}
+
+export interface TimelineContext {
+  keys: Map<string, DelegationReport>;
+  sections: Map<string, number>;
+}
+
+const W = 1160;
+const LABEL_W = 150;
+const PLOT_X0 = 166;
+const PLOT_X1 = W - 190;
+const AXIS_H = 40;
+const ROW_H = 34;
+const BAR_Y = 9;
+const BAR_H = 15;
+const LANE_PAD = 6;
+const CHAR_W = 6.4;
+
+interface Frame {
+  d: DelegationReport;
+  i: number;
+  scale: Scale;
+  origin: number;
+  joinMs: number | null;
+  lastMs: number | null;
+  ctx: TimelineContext;
+  tips: Record<string, Tip>;
+}
+
+const tsMs = (ts: string): number | null => {
+  const t = parseTimestamp(ts);
+  return t ? instantMs(t) : null;
+};
+
+function domain(d: DelegationReport, ctx: TimelineContext, lastMs: number | null): [number, number] | null {
+  const times: number[] = [];
+  const push = (v: number | null | undefined) => {
+    if (typeof v === 'number' && Number.isFinite(v)) times.push(v);
+  };
+  push(d.startedMs);
+  push(d.completedMs);
+  push(lastMs);
+  for (const c of d.children)
+    for (const a of c.attempts) {
+      push(a.startMs);
+      push(a.endMs);
+      for (const m of a.markers) push(tsMs(m.ts));
+    }
+  if (times.length === 0) return null;
+  const lo = Math.min(...times);
+  const hi = Math.max(...times);
+  const pad = Math.max((hi - lo) * 0.02, 1);
+  return [lo - pad, hi + pad];
+}
+
+/** The SVG for one delegation plus the hover cards of its bars, keyed by bar id. */
+export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineContext): { svg: string; tips: Record<string, Tip> } {
+  const tips: Record<string, Tip> = {};
+  const last = lastEventSeen(d, ctx.keys);
+  const lastMs = last ? instantMs(last.instant) : null;
+  const dom = domain(d, ctx, lastMs);
+  const lanes = agentLanes(d);
+  if (!dom) return { svg: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
+  const scale = linearScale(dom[0], dom[1], PLOT_X0, PLOT_X1);
+  const f: Frame = { d, i, scale, origin: d.startedMs ?? dom[0], joinMs: d.completedMs, lastMs, ctx, tips };
+  const heights = lanes.map((l) => Math.max(l.rows.length, 1) * ROW_H + LANE_PAD);
+  const height = AXIS_H + heights.reduce((a, b) => a + b, 0) + 8;
+  const parts: string[] = [defs(i), axis(f, height)];
+  let y = AXIS_H;
+  lanes.forEach((lane, n) => {
+    parts.push(renderLane(f, lane, n, y, heights[n]));
+    y += heights[n];
+  });
+  parts.push(guides(f, height));
+  const label = `Timeline of delegation ${d.id}: ${lanes.length} ${lanes.length === 1 ? 'lane' : 'lanes'}, ${d.children.reduce((s, c) => s + c.attempts.length, 0)} sub-run attempts`;
+  const svg = `<svg class="swimlane" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${esc(label)}" data-delegation="${sectionId(i)}" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
+  return { svg, tips };
+}
+
+function defs(i: number): string {
+  const id = sectionId(i);
+  return `<defs><pattern id="${id}-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" class="hatch"/></pattern><linearGradient id="${id}-fade" x1="0" x2="1"><stop offset="0.55" class="fade-stop" stop-opacity="0"/><stop offset="1" class="fade-stop" stop-opacity="0.85"/></linearGradient><marker id="${id}-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L8 4 L0 8 z" class="arrowhead"/></marker></defs>`;
+}
+
+function axis(f: Frame, height: number): string {
+  const out = [`<g class="axis">`];
+  for (const t of ticks(f.origin, f.scale.t0, f.scale.t1)) {
+    const x = f.scale.x(f.origin + t).toFixed(1);
+    out.push(`<line class="grid" x1="${x}" x2="${x}" y1="${AXIS_H - 6}" y2="${height - 6}"/><text class="tick" x="${x}" y="${AXIS_H - 11}" text-anchor="middle">${esc(offset(t))}</text>`);
+  }
+  out.push(`<text class="axis-title" x="${LABEL_W}" y="${AXIS_H - 11}" text-anchor="end">agent</text></g>`);
+  return out.join('');
+}
+
+/** Delegation start and join (delegation_completed) lines, drawn over the lanes. */
+function guides(f: Frame, height: number): string {
+  const out: string[] = [];
+  const line = (ms: number, cls: string, text: string, anchor: 'start' | 'end') => {
+    const x = f.scale.x(ms);
+    const tx = anchor === 'start' ? x + 4 : x - 4;
+    out.push(`<g class="${cls}" data-x="${x.toFixed(2)}"><line x1="${x.toFixed(2)}" x2="${x.toFixed(2)}" y1="${AXIS_H - 4}" y2="${height - 4}"/><text x="${tx.toFixed(1)}" y="12" text-anchor="${anchor}">${esc(text)}</text></g>`);
+  };
+  if (f.d.startedMs !== null) line(f.d.startedMs, 'start-line', 'start', 'start');
+  if (f.joinMs !== null) line(f.joinMs, 'join-line', `join ${offset(f.joinMs - f.origin)}`, f.scale.x(f.joinMs) > PLOT_X1 - 80 ? 'end' : 'start');
+  return out.join('');
+}
+
+function renderLane(f: Frame, lane: Lane, n: number, top: number, h: number): string {
+  const out = [`<g class="lane${n % 2 ? ' odd' : ''}" data-agent="${esc(lane.agent)}">`];
+  out.push(`<rect class="lane-bg" x="0" y="${top}" width="${W}" height="${h}"/>`);
+  const count = lane.rows.length > 1 ? ` ×${lane.rows.length}` : '';
+  out.push(`<text class="lane-label${lane.neverStarted ? ' missing' : ''}" x="${LABEL_W}" y="${top + BAR_Y + BAR_H - 3}" text-anchor="end"><title>${esc(lane.agent)}</title>${esc(clip(lane.agent, 20))}${esc(count)}</text>`);
+  if (lane.neverStarted) out.push(`<text class="note" x="${PLOT_X0 + 6}" y="${top + BAR_Y + BAR_H - 3}">never started (no sub-run journaled for this agent)</text>`);
+  lane.rows.forEach((child, r) => out.push(renderRow(f, child, top + r * ROW_H)));
+  out.push('</g>');
+  return out.join('');
+}
+
+function renderRow(f: Frame, child: ChildReport, top: number): string {
+  const j = f.d.children.indexOf(child);
+  const out: string[] = [];
+  const ends: (number | null)[] = [];
+  child.attempts.forEach((a, k) => {
+    const drawn = renderAttempt(f, a, barId(f.i, j, k), top);
+    out.push(drawn.svg);
+    if (k > 0) out.push(retryLink(f, ends[k - 1], drawn.x0, top, a.attempt));
+    ends.push(drawn.x1);
+  });
+  return out.join('');
+}
+
+/** A curved arrow from the end of the previous attempt to the start of its retry. */
+function retryLink(f: Frame, fromX: number | null, toX: number | null, top: number, attempt: number): string {
+  if (fromX === null || toX === null) return '';
+  const y = top + BAR_Y + 1;
+  const rise = Math.min(8, 4 + Math.abs(toX - fromX) / 20);
+  const mid = (fromX + toX) / 2;
+  return `<g class="retry-link"><path d="M${fromX.toFixed(1)} ${y} C${fromX.toFixed(1)} ${y - rise} ${toX.toFixed(1)} ${y - rise} ${toX.toFixed(1)} ${y}" marker-end="url(#${sectionId(f.i)}-arrow)"/><text x="${mid.toFixed(1)}" y="${(y - rise - 1).toFixed(1)}" text-anchor="middle">retry ${attempt}</text></g>`;
+}
+
+function findingsFor(f: Frame, runId: string): { ids: string[]; severities: string[]; names: string[] } {
+  const ids: string[] = [];
+  const severities: string[] = [];
+  const names: string[] = [];
+  f.d.findings.forEach((x, n) => {
+    if (!x.runs.includes(runId)) return;
+    ids.push(findingId(f.i, n));
+    severities.push(x.severity);
+    names.push(`${x.severity} ${x.id}`);
+  });
+  return { ids, severities, names };
+}
+
+function renderAttempt(f: Frame, a: AttemptReport, id: string, top: number): { svg: string; x0: number | null; x1: number | null } {
+  const { scale } = f;
+  const y = top + BAR_Y;
+  const open = a.open && a.startMs !== null;
+  const endMs = open ? f.lastMs ?? a.startMs : a.endMs;
+  const late = f.joinMs !== null && a.endMs !== null && !open && a.endMs > f.joinMs;
+  const cls = statusClass(a.status, open);
+  const fnd = findingsFor(f, a.runId);
+  f.tips[id] = tip(f, a, open, late, fnd.names);
+  const attrs = `id="${id}" class="bar ${cls}${open ? ' open' : ''}${late ? ' late' : ''}" tabindex="0" data-tip="${id}" data-run="${esc(a.runId)}" data-agent="${esc(a.agentId ?? '?')}" data-status="${esc(a.status ?? (open ? 'open' : 'unknown'))}"`;
+  const title = `<title>${esc(tipText(f.tips[id]))}</title>`;
+  if (a.startMs === null && a.endMs === null) return { svg: '', x0: null, x1: null };
+  if (a.startMs === null) {
+    // A completion without a start: a diamond where it completed.
+    const x = scale.x(a.endMs!);
+    const s = BAR_H / 2;
+    const body = `<path class="shape" d="M${x.toFixed(1)} ${y} l${s} ${s} l${-s} ${s} l${-s} ${-s} z" data-x0="${x.toFixed(2)}" data-x1="${x.toFixed(2)}"/>`;
+    return { svg: `<g ${attrs}>${title}${body}${endLabel(x + s, x - s, 0, y, `${a.status ?? '?'} · no start journaled`).svg}${badge(fnd, x + s, y)}</g>`, x0: x, x1: x };
+  }
+  const x0 = scale.x(a.startMs);
+  const x1 = Math.max(scale.x(endMs ?? a.startMs), x0 + 3);
+  const w = x1 - x0;
+  const parts = [title, `<rect class="shape" x="${x0.toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${BAR_H}" rx="3" data-x0="${x0.toFixed(2)}" data-x1="${x1.toFixed(2)}"/>`];
+  if (open) parts.push(`<rect class="fade" x="${x0.toFixed(2)}" y="${y}" width="${w.toFixed(2)}" height="${BAR_H}" fill="url(#${sectionId(f.i)}-fade)"/><path class="open-edge" d="M${x1.toFixed(1)} ${y - 2} l5 ${BAR_H / 2 + 2} l-5 ${BAR_H / 2 + 2}"/>`);
+  if (late) {
+    const xj = scale.x(f.joinMs!);
+    parts.push(`<rect class="late-part" x="${xj.toFixed(2)}" y="${y}" width="${(x1 - xj).toFixed(2)}" height="${BAR_H}" fill="url(#${sectionId(f.i)}-hatch)"/>`);
+  }
+  for (const m of a.markers) {
+    const ms = tsMs(m.ts);
+    if (ms === null) continue;
+    const mx = scale.x(ms).toFixed(1);
+    parts.push(`<g class="marker"><title>${esc(`${m.action} at ${m.ts}`)}</title><line x1="${mx}" x2="${mx}" y1="${y - 3}" y2="${y + BAR_H + 3}"/></g>`);
+  }
+  parts.push(nestedSpans(f, a, top));
+  const what = open ? 'open · no completion' : `${a.status ?? '?'} · ${duration((a.endMs ?? a.startMs) - a.startMs)}${late ? ` · late ${offset(a.endMs! - f.joinMs!)}` : ''}`;
+  const label = endLabel(x1 + (open ? 7 : 0), x0, w, y, what);
+  const room = w - 10 - (label.inside ? label.width + 12 : 0);
+  if (room > 40) parts.push(`<text class="bar-text" x="${(x0 + 5).toFixed(1)}" y="${y + BAR_H - 4}">${esc(clip(a.runId, Math.floor(room / CHAR_W)))}</text>`);
+  parts.push(label.svg);
+  parts.push(badge(fnd, x1, y));
+  return { svg: `<g ${attrs}>${parts.join('')}</g>`, x0, x1 };
+}
+
+/** Status words right of the bar; inside it or left of it when they would run off the edge. */
+function endLabel(xRight: number, xLeft: number, barWidth: number, y: number, text: string): { svg: string; inside: boolean; width: number } {
+  const width = text.length * CHAR_W;
+  const at = (x: number, anchor: 'start' | 'end', cls = 'end-label') => `<text class="${cls}" x="${x.toFixed(1)}" y="${y + BAR_H - 4}" text-anchor="${anchor}">${esc(text)}</text>`;
+  if (xRight + 6 + width <= W - 4) return { svg: at(xRight + 6, 'start'), inside: false, width };
+  if (barWidth >= width + 14) return { svg: at(xLeft + barWidth - 6, 'end', 'end-label inside'), inside: true, width };
+  if (xLeft - 6 - width >= PLOT_X0) return { svg: at(xLeft - 6, 'end'), inside: false, width };
+  return { svg: at(xRight + 6, 'start'), inside: false, width };
+}
+
+/** A "!" on the bar's corner linking to its findings (worst severity colours it). */
+function badge(fnd: { ids: string[]; severities: string[] }, x: number, y: number): string {
+  const sev = worstSeverity(fnd.severities);
+  if (!sev) return '';
+  return `<a class="badge sev-${sev}" href="#${fnd.ids[0]}" data-findings="${fnd.ids.join(' ')}"><circle cx="${x.toFixed(1)}" cy="${y}" r="7"/><text x="${x.toFixed(1)}" y="${y + 4}" text-anchor="middle">!</text></a>`;
+}
+
+/** Nested delegations started by this run: slim spans under the bar, linked to their section. */
+function nestedSpans(f: Frame, a: AttemptReport, top: number): string {
+  const out: string[] = [];
+  for (const key of a.nested) {
+    const n = f.ctx.keys.get(key);
+    const s = f.ctx.sections.get(key);
+    if (!n || s === undefined) continue;
+    const start = n.startedMs ?? firstStart(n);
+    if (start === null) continue;
+    const nLast = lastEventSeen(n, f.ctx.keys);
+    const end = n.completedMs ?? (nLast ? instantMs(nLast.instant) : start);
+    const x0 = f.scale.x(start);
+    const x1 = Math.max(f.scale.x(end), x0 + 3);
+    const cls = statusClass(n.status.aggregated, n.completedMs === null);
+    out.push(`<a class="nested-span ${cls}" href="#${sectionId(s)}"><title>${esc(`nested delegation ${n.id} (${n.pattern ?? '?'}) ${n.status.aggregated ?? 'not completed'}`)}</title><rect x="${x0.toFixed(2)}" y="${top + BAR_Y + BAR_H + 2}" width="${(x1 - x0).toFixed(2)}" height="5" rx="2"/></a>`);
+  }
+  return out.join('');
+}
+
+function firstStart(d: DelegationReport): number | null {
+  const starts = d.children.flatMap((c) => c.attempts.map((a) => a.startMs)).filter((v): v is number => v !== null);
+  return starts.length ? Math.min(...starts) : null;
+}
+
+function tip(f: Frame, a: AttemptReport, open: boolean, late: boolean, findings: string[]): Tip {
+  const rows: [string, string][] = [
+    ['agent', a.agentId ?? '?'],
+    ['attempt', String(a.attempt)],
+    ['status', open ? `${a.status ?? 'running'} (no completion journaled)` : a.status ?? '?'],
+    ['start', a.startTs ? `${a.startTs} (${offset(a.startMs! - f.origin)})` : 'not journaled'],
+    ['end', open ? `open; last event seen ${f.lastMs !== null ? offset(f.lastMs - f.origin) : '?'}` : a.endTs ? `${a.endTs} (${offset(a.endMs! - f.origin)})` : 'not journaled'],
+  ];
+  if (a.startMs !== null && a.endMs !== null && !open) rows.push(['duration', duration(a.endMs - a.startMs)]);
+  if (late) rows.push(['late', `${offset(a.endMs! - f.joinMs!)} after the join`]);
+  if (a.retryOf) rows.push(['retry of', a.retryOf]);
+  if (a.retryReason) rows.push(['retry reason', a.retryReason]);
+  if (a.depth !== null) rows.push(['depth', String(a.depth)]);
+  if (a.error) rows.push(['error', a.error]);
+  if (a.outputPreview) rows.push(['output', a.outputPreview]);
+  for (const m of a.markers) rows.push(['marker', `${m.action} at ${m.ts}`]);
+  if (a.nested.length) rows.push(['nested', a.nested.join(', ')]);
+  if (findings.length) rows.push(['findings', findings.join(', ')]);
+  return { title: `run ${a.runId}`, status: a.status ?? (open ? 'open' : 'unknown'), rows };
+}
+
+/** The same card as plain text, for the SVG `<title>` (works without scripts). */
+export function tipText(t: Tip): string {
+  return [t.title, ...t.rows.map(([k, v]) => `${k}: ${v}`)].join('\n');
+}

@@ -1,0 +1,216 @@
+// `--format otlp`: OTLP/JSON (the body of POST /v1/traces). One trace per delegation tree:
+// the delegation is the root span, each sub-run attempt a child, nested delegations under
+// the sub-run that started them, findings as span events.
+import { createHash } from 'node:crypto';
+import type { Finding } from '../checks/types.js';
+import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
+import { byKey, FAILED_STATUSES, lastEventSeen, roots, tree, tsNanos } from './lanes.js';
+import type { Formatter } from './types.js';
+
+type AnyValue = { stringValue: string } | { intValue: string } | { boolValue: boolean } | { arrayValue: { values: AnyValue[] } };
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
+interface SpanEvent {
+  timeUnixNano: string;
+  name: string;
+  attributes: KeyValue[];
+}
+export interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** SPAN_KIND_INTERNAL: the journal does not say who called whom over which transport. */
+  kind: 1;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: KeyValue[];
+  events: SpanEvent[];
+  links: { traceId: string; spanId: string; attributes: KeyValue[] }[];
+  status: { code: 0 | 1 | 2; message?: string };
+}
+
+/** SHA-256 prefix: the same ids give the same trace and span ids on every export. */
+function hexId(kind: string, parts: string[], length: 32 | 16): string {
+  const id = createHash('sha256').update([kind, ...parts].join('\u0000')).digest('hex').slice(0, length);
+  // All-zero ids are invalid in OTLP; a hash prefix of zeros is astronomically unlikely but cheap to rule out.
+  return /^0+$/.test(id) ? `${id.slice(0, -1)}1` : id;
+}
+
+export const traceIdFor = (rootKey: string): string => hexId('trace', [rootKey], 32);
+export const delegationSpanId = (key: string): string => hexId('delegation', [key], 16);
+export const attemptSpanId = (key: string, runId: string): string => hexId('sub-run', [key, runId], 16);
+
+function kv(key: string, value: string | number | boolean | string[] | null | undefined): KeyValue | null {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return { key, value: { arrayValue: { values: value.map((v) => ({ stringValue: v })) } } };
+  if (typeof value === 'boolean') return { key, value: { boolValue: value } };
+  if (typeof value === 'number') return Number.isInteger(value) ? { key, value: { intValue: String(value) } } : { key, value: { stringValue: String(value) } };
+  return { key, value: { stringValue: value } };
+}
+
+const attrs = (...list: (KeyValue | null)[]): KeyValue[] => list.filter((x): x is KeyValue => x !== null);
+const minNs = (xs: (string | null)[]): string | null => xs.filter((x): x is string => x !== null).reduce<string | null>((a, b) => (a === null || BigInt(b) < BigInt(a) ? b : a), null);
+const maxNs = (a: string, b: string): string => (BigInt(a) >= BigInt(b) ? a : b);
+
+interface Tree {
+  traceId: string;
+  keys: Map<string, DelegationReport>;
+  /** Span id and end time of every attempt in the tree, by run id (nested parents, findings). */
+  runSpans: Map<string, { spanId: string; endNs: string }>;
+  spans: OtlpSpan[];
+  visited: Set<string>;
+}
+
+function findingEvent(f: Finding, timeUnixNano: string): SpanEvent {
+  return {
+    timeUnixNano,
+    name: f.id,
+    attributes: attrs(
+      kv('astra.finding.id', f.id),
+      kv('astra.finding.severity', f.severity),
+      kv('astra.finding.message', f.message),
+      kv('astra.finding.symptom', f.symptom),
+      kv('astra.finding.check', f.check),
+      kv('astra.finding.evidence', f.evidence.map((e) => `${e.file}:${e.line}`)),
+      kv('astra.finding.runs', f.runs),
+    ),
+  };
+}
+
+/** Root span times: start at delegation_started, end at the join or the last event seen. */
+function delegationTimes(d: DelegationReport, lastNs: string | null): { start: string; end: string; open: boolean } | null {
+  const firstAttempt = minNs(d.children.flatMap((c) => c.attempts.flatMap((a) => [tsNanos(a.startTs), tsNanos(a.endTs)])));
+  const start = tsNanos(d.startedTs) ?? firstAttempt ?? minNs(d.timeline.map((t) => tsNanos(t.ts)));
+  if (start === null) return null;
+  const joined = tsNanos(d.completedTs);
+  return { start, end: maxNs(start, joined ?? lastNs ?? start), open: joined === null };
+}
+
+function attemptSpan(t: Tree, d: DelegationReport, a: AttemptReport, parentSpanId: string, fallbackNs: string, lastNs: string | null): OtlpSpan {
+  const startNs = tsNanos(a.startTs);
+  const endNs = tsNanos(a.endTs);
+  const open = a.open && startNs !== null;
+  const start = startNs ?? endNs ?? fallbackNs;
+  const rawEnd = open ? lastNs ?? start : endNs ?? start;
+  const end = maxNs(start, rawEnd);
+  const failed = FAILED_STATUSES.has(a.status ?? '');
+  const spanId = attemptSpanId(d.key, a.runId);
+  t.runSpans.set(a.runId, { spanId, endNs: end });
+  const events: SpanEvent[] = a.markers.flatMap((m) => {
+    const at = tsNanos(m.ts);
+    return at ? [{ timeUnixNano: at, name: `sync_marker ${m.action}`, attributes: attrs(kv('astra.marker.action', m.action), kv('astra.evidence', `${m.file}:${m.line}`)) }] : [];
+  });
+  const retried = a.retryOf ? t.runSpans.get(a.retryOf) : undefined;
+  return {
+    traceId: t.traceId,
+    spanId,
+    parentSpanId,
+    name: `${a.agentId ?? '?'} attempt ${a.attempt}`,
+    kind: 1,
+    startTimeUnixNano: start,
+    endTimeUnixNano: end,
+    attributes: attrs(
+      kv('astra.delegation.id', d.id),
+      kv('astra.delegation.pattern', d.pattern),
+      kv('astra.sub_run.id', a.runId),
+      kv('astra.agent.id', a.agentId),
+      kv('astra.sub_run.attempt', a.attempt),
+      kv('astra.sub_run.retry_of', a.retryOf),
+      kv('astra.sub_run.retry_reason', a.retryReason),
+      kv('astra.sub_run.depth', a.depth),
+      kv('astra.sub_run.status', a.status ?? (open ? 'running' : null)),
+      kv('astra.sub_run.error', a.error),
+      kv('astra.sub_run.output_preview', a.outputPreview),
+      kv('astra.open_ended', open || null),
+      kv('astra.end_source', open ? 'last_event_seen' : null),
+      kv('astra.start_missing', startNs === null || null),
+      kv('astra.untimed', (startNs === null && endNs === null) || null),
+      kv('astra.end_before_start', (rawEnd !== end) || null),
+      kv('astra.evidence', a.evidence.map((e) => `${e.file}:${e.line}`)),
+    ),
+    events,
+    links: retried ? [{ traceId: t.traceId, spanId: retried.spanId, attributes: attrs(kv('astra.link', 'retry_of')) }] : [],
+    status: failed ? { code: 2, message: a.error ?? a.status ?? 'failed' } : { code: 0 },
+  };
+}
+
+function delegationSpans(t: Tree, d: DelegationReport, parentSpanId: string | undefined): void {
+  if (t.visited.has(d.key)) return;
+  t.visited.add(d.key);
+  const last = lastEventSeen(d, t.keys);
+  const lastNs = last ? tsNanos(last.ts) : null;
+  const times = delegationTimes(d, lastNs);
+  if (!times) return;
+  const spanId = delegationSpanId(d.key);
+  const root: OtlpSpan = {
+    traceId: t.traceId,
+    spanId,
+    ...(parentSpanId ? { parentSpanId } : {}),
+    name: `delegation ${d.pattern ?? '?'}`,
+    kind: 1,
+    startTimeUnixNano: times.start,
+    endTimeUnixNano: times.end,
+    attributes: attrs(
+      kv('astra.delegation.id', d.id),
+      kv('astra.delegation.key', d.key === d.id ? null : d.key),
+      kv('astra.delegation.pattern', d.pattern),
+      kv('astra.delegation.parent_run_id', d.parentRunId),
+      kv('astra.delegation.agents', d.agents),
+      kv('astra.delegation.expected', d.expected),
+      kv('astra.delegation.status', d.status.aggregated),
+      kv('astra.delegation.total_sub_runs', d.status.totalSubRuns),
+      kv('astra.delegation.succeeded', d.status.succeeded),
+      kv('astra.delegation.failed', d.status.failed),
+      kv('astra.delegation.aggregated_output_preview', d.status.aggregatedOutputPreview),
+      kv('astra.session.ids', d.sessions),
+      kv('astra.open_ended', times.open || null),
+      kv('astra.end_source', times.open ? 'last_event_seen' : null),
+    ),
+    events: [],
+    links: [],
+    status: d.status.aggregated === 'failed' ? { code: 2, message: 'aggregated_status failed' } : { code: 0 },
+  };
+  t.spans.push(root);
+  for (const c of d.children) for (const a of c.attempts) t.spans.push(attemptSpan(t, d, a, spanId, times.start, lastNs));
+  // Findings after all attempts exist, so a finding may point at any run of the delegation.
+  for (const f of d.findings) {
+    const targets = f.runs.map((r) => t.runSpans.get(r)).filter((x) => x !== undefined);
+    if (targets.length === 0) root.events.push(findingEvent(f, root.endTimeUnixNano));
+    for (const target of targets) t.spans.find((s) => s.spanId === target!.spanId)!.events.push(findingEvent(f, target!.endNs));
+  }
+  for (const key of d.nested) {
+    const n = t.keys.get(key);
+    if (!n) continue;
+    const parentRun = n.parentRunId ? t.runSpans.get(n.parentRunId) : undefined;
+    delegationSpans(t, n, parentRun?.spanId ?? spanId);
+  }
+}
+
+/** All spans of the report, one trace per delegation tree. */
+export function otlpSpans(report: TraceReport): OtlpSpan[] {
+  const keys = byKey(report.delegations);
+  const spans: OtlpSpan[] = [];
+  const done = new Set<string>();
+  for (const d of [...roots(report.delegations), ...report.delegations]) {
+    if (done.has(d.key)) continue;
+    for (const x of tree(d, keys)) done.add(x.key);
+    const t: Tree = { traceId: traceIdFor(d.key), keys, runSpans: new Map(), spans, visited: new Set() };
+    delegationSpans(t, d, undefined);
+  }
+  return spans;
+}
+
+export const formatOtlp: Formatter = (report) => {
+  const body = {
+    resourceSpans: [
+      {
+        resource: { attributes: attrs(kv('service.name', 'astra-delegation'), kv('astra.journal.files', report.stats.files)) },
+        scopeSpans: [{ scope: { name: report.tool.name, version: report.tool.version }, spans: otlpSpans(report) }],
+      },
+    ],
+  };
+  return `${JSON.stringify(body, null, 2)}\n`;
+};

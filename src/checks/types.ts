@@ -41,6 +41,8 @@ export interface CheckDocs {
   example: string;
   /** The report line it produces for that example. */
   reportLine: string;
+  /** CLI flags the example needs to produce that line (e.g. a lower threshold). */
+  exampleFlags?: string[];
   /** How to fix the cause. */
   fix: string;
 }

@@ -1,5 +1,5 @@
-import { diffMs } from '../journal/time.js';
-import type { FileStats, Instant, Location } from '../journal/types.js';
+import { compareInstants, diffMs } from '../journal/time.js';
+import type { FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
 import { TERMINAL_STATUSES, type Delegation, type SubRun } from './delegation.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
@@ -9,6 +9,21 @@ export type OpenCause = 'paused' | 'cancelled' | 'still running' | 'engine error
 /** Terminal completions only: a Gen A `paused` completion does not settle a run. */
 export function terminalCompletions(run: SubRun) {
   return run.completions.filter((c) => c.status !== null && TERMINAL_STATUSES.has(c.status));
+}
+
+/**
+ * The run's last terminal completion at or before the join (`delegation_completed`): a child that
+ * settles after the join was still running when the totals were taken (a late result).
+ */
+export function settledAtJoin(run: SubRun, join: { time: Instant | null } | null): SubRunCompletedEvent | null {
+  const done = terminalCompletions(run).filter((c) => !join?.time || !c.time || compareInstants(c.time, join.time) <= 0);
+  return done.length ? done[done.length - 1] : null;
+}
+
+/** Success as the engine counted it at the join: settled by then as completed without error. */
+export function succeededAtJoin(run: SubRun, join: { time: Instant | null } | null): boolean {
+  const c = settledAtJoin(run, join);
+  return !!c && c.status === 'completed' && !c.error;
 }
 
 export function lastMarker(run: SubRun, action: string) {
@@ -76,8 +91,12 @@ export function hasSubRunEvents(d: Delegation): boolean {
   return d.events.some((e) => e.type === 'delegation_sub_run_started' || e.type === 'delegation_sub_run_completed');
 }
 
+// Whole words only: "runtime output" contains "time out" but is not a timeout.
+const TIMEOUT_WORDING = /\btime-?\s?outs?\b|\btimed[\s-]?out\b|\bdeadline exceeded\b/i;
+const ADMISSION_TIMEOUT = /\badmission\s+(?:timed[\s-]?out|time-?\s?out)\b/i;
+
 /** Timeouts leave the outcome unknown; an admission timeout means the agent never ran. */
 export function isTimeoutError(error: string | null): boolean {
   if (!error) return false;
-  return /time ?out|timed out|deadline exceeded/i.test(error) && !/admission timed out/i.test(error);
+  return TIMEOUT_WORDING.test(error) && !ADMISSION_TIMEOUT.test(error);
 }

@@ -1,11 +1,13 @@
 import { compareInstants } from '../../journal/time.js';
-import type { SubRunCompletedEvent } from '../../journal/types.js';
-import { isSuccess, type Delegation } from '../../model/delegation.js';
-import { loc, terminalCompletions } from '../../model/evidence.js';
+import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
+import type { Child, Delegation, SubRun } from '../../model/delegation.js';
+import { hasSubRunEvents, loc, settledAtJoin, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
 import { delegationTree } from '../../model/group.js';
 import type { Check, Report } from '../types.js';
 
+/** The AllResults separator (coordination.rs). */
 const SEPARATOR = '\n---\n';
+/** Shorter previews only match a whole segment: "ok" inside a sentence proves nothing. */
 const MIN_SUBSTRING = 40;
 
 export const failedInAggregate: Check = {
@@ -13,75 +15,124 @@ export const failedInAggregate: Check = {
     id: 'failed-in-aggregate',
     category: 'join',
     defaultSeverity: 'error',
-    description: 'The aggregate counts or contains what did not succeed (a failed child, or another run\'s stale output).',
+    description: "The aggregate counts or contains what did not succeed (a failed child, or another run's stale output).",
     symptom: 'Wrong aggregate',
     docs: {
-      why: 'A join that counts a failed child, or publishes an artifact from a failed run or from another delegation (yesterday\'s result still in the store), delivers a wrong answer on time with no error anywhere.',
-      example: 'us: delegation_sub_run_completed status failed\ndelegation_completed succeeded 2, aggregated_output_preview "EU price 102\\n---\\nUS price 97.5" (97.5 came from run r41)',
-      reportLine: '- [error] failed-in-aggregate: the aggregate contains "US price 97.5", the output of sub-run run-us-r41 of delegation d-r41 (parent run r41), not of this delegation (j.jsonl:2, j.jsonl:9)',
-      fix: 'Join only artifacts of completed tasks of this run: check the task state and the run id of every artifact before aggregating (aggregate_results in coordination.rs).',
+      why:
+        'A join that counts a failed child, or publishes an artifact of a failed run or of another delegation (yesterday\'s result still in the store), delivers a wrong answer on time with no error anywhere. Two facts are checked: `succeeded` against the children that had completed without error by the join, and each `\\n---\\n` segment of `aggregated_output_preview` against the output previews of runs that did not succeed or belong to another delegation (whole segments; substrings only for previews of 40+ characters; runs of nested delegations are not compared with the outer aggregate).',
+      example: [
+        '{"type":"delegation_started","ts":"2026-03-09T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["us"],"delegation_id":"d-r41","parent_run_id":"r41","pattern":"fan_out"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-09T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-r41","depth":1,"parent_run_id":"r41","retry_of":null,"status":"running","sub_run_id":"r41-us"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-09T10:00:09.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-r41","error":null,"output_preview":"US price 97.5","status":"completed","sub_run_id":"r41-us"}}',
+        '{"type":"delegation_completed","ts":"2026-03-09T10:00:09.200000000+00:00","session_id":"s-1","metadata":{"aggregated_output_preview":"US price 97.5","aggregated_status":"completed","delegation_id":"d-r41","failed":0,"pattern":"fan_out","succeeded":1,"total_sub_runs":1}}',
+        '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":2,"agent_ids":["eu","us"],"delegation_id":"d-r42","parent_run_id":"r42","pattern":"fan_out"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"eu","delegation_id":"d-r42","depth":1,"parent_run_id":"r42","retry_of":null,"status":"running","sub_run_id":"r42-eu"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.060000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-r42","depth":1,"parent_run_id":"r42","retry_of":null,"status":"running","sub_run_id":"r42-us"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-10T10:00:08.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"eu","delegation_id":"d-r42","error":null,"output_preview":"EU price 102","status":"completed","sub_run_id":"r42-eu"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-10T10:00:12.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-r42","error":"US price service returned 503","output_preview":null,"status":"failed","sub_run_id":"r42-us"}}',
+        '{"type":"delegation_completed","ts":"2026-03-10T10:00:20.000000000+00:00","session_id":"s-1","metadata":{"aggregated_output_preview":"EU price 102\\n---\\nUS price 97.5","aggregated_status":"completed","delegation_id":"d-r42","failed":0,"pattern":"fan_out","succeeded":2,"total_sub_runs":2}}',
+      ].join('\n'),
+      reportLine:
+        '- [error] failed-in-aggregate: the aggregate contains "US price 97.5", the output of sub-run r41-us (agent us) of delegation d-r41 (parent run r41), not of this delegation; this delegation\'s own us run r42-us ended failed (example.jsonl:3, example.jsonl:10)',
+      fix: 'Join only artifacts of tasks that completed in this run: check each artifact\'s task state and run id before aggregating (AggregationStrategy and aggregate_results in coordination.rs), and count only results with is_success().',
     },
   },
   run({ delegation: d, all }) {
-    const out: Report[] = [];
     const join = d.completed;
-    if (!join) return out;
-    // Counting: by the join's own time, how many children had succeeded?
-    if (join.succeeded !== null && join.time) {
-      const okAtJoin = d.children.filter((c) => {
-        const done = terminalCompletions(c.final);
-        const last = done[done.length - 1];
-        return isSuccess(c.final) && last?.time && compareInstants(last.time, join.time!) <= 0;
-      });
-      if (d.children.length > 0 && join.succeeded > okAtJoin.length) {
-        const others = d.children.filter((c) => !okAtJoin.includes(c)).map((c) => `${c.agentId ?? c.key} ${describe(c.final.completions, join.time!)}`);
-        out.push({
-          message: `succeeded=${join.succeeded} but only ${okAtJoin.length} ${okAtJoin.length === 1 ? 'child' : 'children'} had completed successfully by the join (${others.join('; ')})`,
-          evidence: [loc(join), ...d.children.flatMap((c) => terminalCompletions(c.final).slice(-1).map(loc))],
-          runs: d.children.filter((c) => !okAtJoin.includes(c)).map((c) => c.final.runId),
-        });
-      }
-    }
-    const agg = join.aggregatedOutputPreview;
-    if (typeof agg !== 'string' || agg.trim() === '') return out;
-    const segments = agg.split(SEPARATOR).map((s) => s.trim()).filter(Boolean);
-    const own = new Set(delegationTree(d).flatMap((x) => [...x.runs.values()]));
-    const goodOutputs = new Set<string>();
-    for (const run of d.runs.values()) for (const c of run.completions) if (c.status === 'completed' && c.outputPreview) goodOutputs.add(c.outputPreview.trim());
-    const reported = new Set<string>();
-    const check = (preview: string, where: SubRunCompletedEvent, label: string, runId: string) => {
-      const p = preview.trim();
-      if (!p || goodOutputs.has(p) || reported.has(p)) return;
-      const hit = segments.some((s) => s === p) || (p.length >= MIN_SUBSTRING && agg.includes(p));
-      if (!hit) return;
-      reported.add(p);
-      out.push({ message: `the aggregate contains ${JSON.stringify(clip(p))}, ${label}`, evidence: [loc(where), loc(join)], runs: [runId] });
-    };
-    for (const run of d.runs.values()) {
-      for (const c of run.completions) if (c.status !== 'completed' && c.outputPreview) check(c.outputPreview, c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}), whose status is ${c.status}`, run.runId);
-    }
-    for (const other of all) {
-      if (other === d || isNested(other, d)) continue;
-      for (const run of other.runs.values()) {
-        if (own.has(run)) continue;
-        for (const c of run.completions)
-          if (c.outputPreview) check(c.outputPreview, c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}) of delegation ${other.id} (parent run ${other.parentRunId ?? '?'}), not of this delegation`, run.runId);
-      }
-    }
-    return out;
+    if (!join) return [];
+    return [...countedFailures(d, join), ...joinedFailures(d, join, all)];
   },
 };
 
-function isNested(candidate: Delegation, of: Delegation): boolean {
-  for (let cur = candidate.parent?.delegation ?? null; cur; cur = cur.parent?.delegation ?? null) if (cur === of) return true;
-  return false;
+/** `succeeded` against the children that had completed without error by the join. */
+function countedFailures(d: Delegation, join: DelegationCompletedEvent): Report[] {
+  if (join.succeeded === null || !hasSubRunEvents(d)) return [];
+  const ok = d.children.filter((c) => succeededAtJoin(c.final, join));
+  if (join.succeeded <= ok.length) return [];
+  const others = d.children.filter((c) => !ok.includes(c));
+  return [
+    {
+      message: `succeeded=${join.succeeded} but only ${ok.length} ${ok.length === 1 ? 'child' : 'children'} had completed without error by the join at ${join.ts}: ${others.map((c) => describeAtJoin(c, join)).join('; ')}`,
+      evidence: [loc(join), ...others.flatMap((c) => childEvidence(c.final))],
+      runs: others.map((c) => c.final.runId),
+    },
+  ];
 }
 
-function describe(completions: SubRunCompletedEvent[], joinTime: { ms: number; subNs: number }): string {
-  const last = completions[completions.length - 1];
-  if (!last) return 'had not completed';
-  if (last.time && compareInstants(last.time, joinTime) > 0) return `completed ${last.status} after the join`;
-  return `${last.status}${last.error ? `: ${clip(last.error)}` : ''}`;
+function describeAtJoin(c: Child, join: DelegationCompletedEvent): string {
+  const run = c.final;
+  const who = `${run.agentId ?? '?'} (${run.runId})`;
+  const atJoin = settledAtJoin(run, join);
+  if (atJoin) return `${who} ${atJoin.status}${atJoin.error ? ` with error ${JSON.stringify(clip(atJoin.error))}` : ''}`;
+  const done = terminalCompletions(run);
+  if (done.length) return `${who} was still running (it completed after the join, status ${done[done.length - 1].status})`;
+  return run.starts.length ? `${who} was still running (it never completed)` : `${who} never started`;
+}
+
+/** The line that shows the child's state: its last completion, else its start. */
+function childEvidence(run: SubRun): Location[] {
+  const done = terminalCompletions(run);
+  if (done.length) return [loc(done[done.length - 1])];
+  return run.starts.length ? [loc(run.starts[0])] : [];
+}
+
+/** Aggregate segments that are the output of a run that did not succeed, or of another delegation. */
+function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: Delegation[]): Report[] {
+  const agg = join.aggregatedOutputPreview;
+  if (typeof agg !== 'string' || agg.trim() === '') return [];
+  const segments = new Set(agg.split(SEPARATOR).map((s) => s.trim()).filter(Boolean));
+  const contains = (preview: string): boolean => {
+    if (segments.has(preview)) return true;
+    // A preview truncated by the journal (500 chars + "…") can only match by its kept prefix.
+    const core = preview.endsWith('…') ? preview.slice(0, -1) : preview;
+    return core.length >= MIN_SUBSTRING && agg.includes(core);
+  };
+  // Text a completed run of this delegation produced is this delegation's own, whoever else wrote it too.
+  const own = new Set<string>();
+  for (const run of d.runs.values()) {
+    const c = finalTerminal(run);
+    if (c?.status === 'completed' && c.outputPreview?.trim()) own.add(c.outputPreview.trim());
+  }
+  const out: Report[] = [];
+  const reported = new Set<string>();
+  const report = (c: SubRunCompletedEvent, label: string, runId: string) => {
+    const p = c.outputPreview?.trim();
+    if (!p || own.has(p) || reported.has(p) || !contains(p)) return;
+    // Only an artifact that existed before the join can have been joined.
+    if (join.time && c.time && compareInstants(c.time, join.time) > 0) return;
+    reported.add(p);
+    out.push({ message: `the aggregate contains ${JSON.stringify(clip(p))}, ${label}`, evidence: [loc(c), loc(join)], runs: [runId] });
+  };
+  for (const run of d.runs.values()) {
+    const c = finalTerminal(run);
+    if (c && c.status !== 'completed') report(c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}), whose final status is ${c.status}`, run.runId);
+  }
+  const tree = new Set(delegationTree(d));
+  for (const other of all) {
+    if (tree.has(other)) continue; // nested delegations feed the outer run legitimately
+    for (const run of other.runs.values()) {
+      for (const c of run.completions) {
+        report(c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}) of delegation ${other.key} (parent run ${other.parentRunId ?? '?'}), not of this delegation${staleNote(d, join, run.agentId)}`, run.runId);
+      }
+    }
+  }
+  return out;
+}
+
+/** When this delegation's own run of the same agent did not succeed, the foreign output stood in for it. */
+function staleNote(d: Delegation, join: DelegationCompletedEvent, agentId: string | null): string {
+  const states = d.children
+    .filter((c) => agentId && c.final.agentId === agentId && !succeededAtJoin(c.final, join))
+    .map((c) => {
+      const s = settledAtJoin(c.final, join);
+      return `${c.final.runId} ${s ? `ended ${s.status}` : 'had not completed by the join'}`;
+    });
+  return states.length ? `; this delegation's own ${agentId} run ${states.join(', ')}` : '';
+}
+
+function finalTerminal(run: SubRun): SubRunCompletedEvent | null {
+  const done = terminalCompletions(run);
+  return done.length ? done[done.length - 1] : null;
 }
 
 function clip(s: string): string {

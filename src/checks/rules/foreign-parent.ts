@@ -1,3 +1,5 @@
+import type { DelegationEvent } from '../../journal/types.js';
+import type { Delegation, SubRun } from '../../model/delegation.js';
 import { loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
@@ -9,27 +11,62 @@ export const foreignParent: Check = {
     description: 'A sub-run belongs to another parent run, or one sub_run_id appears in two delegations.',
     symptom: 'Child cannot message parent',
     docs: {
-      why: 'Every sub-run of a delegation must carry the delegation\'s parent_run_id. A foreign parent means a result from another run (yesterday\'s) was attached to this one.',
-      example: 'delegation_started parent_run_id r42\ndelegation_sub_run_started sub_run_id run-us parent_run_id r41',
-      reportLine: '- [error] foreign-parent: sub-run run-us has parent_run_id r41 but the delegation\'s parent run is r42 (j.jsonl:1, j.jsonl:3)',
-      fix: 'Check how results are keyed: require the current run id on every artifact (MessageTarget::Parent resolution, record_sub_run).',
+      why:
+        "Every sub-run of a delegation carries the delegation's parent_run_id. A different one means a child of another run (yesterday's) was attached to this delegation, so its result reaches, or is joined by, the wrong parent; a sub_run_id in two delegations means one result can be joined twice. A nested delegation is not a mismatch: its parent_run_id is an outer sub-run id, and its own sub-runs carry that id, so they are checked against the inner delegation. A delegation id reused with another parent run is two delegations (sub-runs are attached by parent_run_id).",
+      example: [
+        '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":2,"agent_ids":["eu","us"],"delegation_id":"d-1","parent_run_id":"r42","pattern":"fan_out"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"eu","delegation_id":"d-1","depth":1,"parent_run_id":"r42","retry_of":null,"status":"running","sub_run_id":"run-eu"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.060000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-1","depth":1,"parent_run_id":"r41","retry_of":null,"status":"running","sub_run_id":"run-us"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-10T10:00:08.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"eu","delegation_id":"d-1","error":null,"output_preview":"EU price 102","status":"completed","sub_run_id":"run-eu"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-10T10:00:09.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-1","error":null,"output_preview":"US price 97.5","status":"completed","sub_run_id":"run-us"}}',
+        '{"type":"delegation_completed","ts":"2026-03-10T10:00:09.100000000+00:00","session_id":"s-1","metadata":{"aggregated_output_preview":"EU price 102\\n---\\nUS price 97.5","aggregated_status":"completed","delegation_id":"d-1","failed":0,"pattern":"fan_out","succeeded":2,"total_sub_runs":2}}',
+      ].join('\n'),
+      reportLine:
+        "- [error] foreign-parent: sub-run run-us (agent us) has parent_run_id r41, but delegation d-1 belongs to parent run r42: a child of another run was attached to this delegation (example.jsonl:1, example.jsonl:3)",
+      fix: 'Key every result by the current run id and reject the others: check where the sub-run was registered (record_sub_run) and how its parent is resolved (MessageTarget::Parent); never reuse sub_run_ids across delegations.',
     },
   },
   run({ delegation: d, all }) {
-    const out: Report[] = [];
-    if (d.started && d.parentRunId) {
-      for (const run of d.runs.values())
-        for (const s of run.starts)
-          if (s.parentRunId && s.parentRunId !== d.parentRunId)
-            out.push({ message: `sub-run ${run.runId} has parent_run_id ${s.parentRunId} but the delegation's parent run is ${d.parentRunId}`, evidence: [loc(d.started), loc(s)], runs: [run.runId] });
-    }
-    for (const run of d.runs.values()) {
-      const elsewhere = all.filter((o) => o !== d && o.runs.has(run.runId) && (o.runs.get(run.runId)!.starts.length > 0 || o.runs.get(run.runId)!.completions.length > 0));
-      if (elsewhere.length === 0) continue;
-      const first = [...run.starts, ...run.completions][0];
-      const there = elsewhere.map((o) => { const r = o.runs.get(run.runId)!; return [...r.starts, ...r.completions][0]; });
-      out.push({ message: `sub-run ${run.runId} also appears in delegation ${elsewhere.map((o) => o.key).join(', ')}`, evidence: [first, ...there].filter(Boolean).map(loc), runs: [run.runId] });
-    }
-    return out;
+    return [...foreignStarts(d), ...sharedRunIds(d, all)];
   },
 };
+
+/** One finding per sub-run whose start names another parent run (the first such start). */
+function foreignStarts(d: Delegation): Report[] {
+  if (!d.started || !d.parentRunId) return [];
+  const out: Report[] = [];
+  for (const run of d.runs.values()) {
+    const s = run.starts.find((x) => x.parentRunId && x.parentRunId !== d.parentRunId);
+    if (!s) continue;
+    out.push({
+      message: `sub-run ${run.runId} (agent ${run.agentId ?? '?'}) has parent_run_id ${s.parentRunId}, but delegation ${d.key} belongs to parent run ${d.parentRunId}: a child of another run was attached to this delegation`,
+      evidence: [loc(d.started), loc(s)],
+      runs: [run.runId],
+    });
+  }
+  return out;
+}
+
+/** A sub_run_id with start or completion events in another delegation as well. */
+function sharedRunIds(d: Delegation, all: Delegation[]): Report[] {
+  const out: Report[] = [];
+  for (const run of d.runs.values()) {
+    const mine = firstEvent(run);
+    if (!mine) continue;
+    const elsewhere = all.filter((o) => o !== d && o.runs.has(run.runId) && firstEvent(o.runs.get(run.runId)!));
+    if (elsewhere.length === 0) continue;
+    const there = elsewhere.map((o) => firstEvent(o.runs.get(run.runId)!)!);
+    out.push({
+      message: `sub-run ${run.runId} also appears in delegation ${elsewhere.map((o) => `${o.key} (parent run ${o.parentRunId ?? '?'})`).join(', ')}: one run's result can be joined by two delegations`,
+      evidence: [mine, ...there].map(loc),
+      runs: [run.runId],
+    });
+  }
+  return out;
+}
+
+function firstEvent(run: SubRun): DelegationEvent | null {
+  const events: DelegationEvent[] = [...run.starts, ...run.completions];
+  events.sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
+  return events[0] ?? null;
+}

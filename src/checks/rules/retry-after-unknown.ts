@@ -1,17 +1,21 @@
 import { compareInstants } from '../../journal/time.js';
 import type { Instant, Location } from '../../journal/types.js';
-import { finalCompletion, type Delegation, type SubRun } from '../../model/delegation.js';
+import type { Delegation, SubRun } from '../../model/delegation.js';
 import { isTimeoutError, loc, terminalCompletions } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
+/** An earlier run whose outcome the parent cannot know: it may have done its work. */
 interface Unknown {
   run: SubRun;
   delegation: Delegation;
-  /** When the outcome became unknown: the timeout completion, or the start of a run that never settled. */
+  /** From when the parent could see the outcome was unknown. */
   at: Instant;
   evidence: Location;
   why: string;
 }
+
+/** Patterns that run one child at a time: a later stage starts only after the engine moved on. */
+const ONE_AT_A_TIME = new Set(['sequential', 'pipeline', 'adversarial_review']);
 
 export const retryAfterUnknown: Check = {
   meta: {
@@ -21,16 +25,27 @@ export const retryAfterUnknown: Check = {
     description: 'A retry or a later run of the same agent follows a timeout or unknown outcome: side effects may repeat.',
     symptom: 'Retry loop',
     docs: {
-      why: 'At-most-once: after a timeout the first attempt may still have done its work. Running the same agent again without checking can apply the same side effect twice.',
-      example: 'sub-run r-1 agent deployer failed "deadline exceeded"\nsub-run r-2 agent deployer started 3s later',
-      reportLine: '- [warning] retry-after-unknown: agent deployer runs again (sub-run r-2) after sub-run r-1 ended with an unknown outcome (timeout: "deadline exceeded"); side effects may repeat (j.jsonl:4, j.jsonl:5)',
-      fix: 'Give the agent an idempotency key, or check the first attempt\'s effects before running again.',
+      why:
+        'At-most-once: after a timeout, or a run that started and never settled, the first attempt may still have done its work. Running the same agent again (a later stage, or the same parent run delegating to it again) without checking can apply the same side effect twice: two deployments, two emails, two charges. A fallback to a different agent, a run that started before the outcome was known (parallel children), and an admission timeout (the agent never ran) are not reported.',
+      example: [
+        '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["deployer"],"delegation_id":"d-1","parent_run_id":"r-1","pattern":"fan_out"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"deployer","delegation_id":"d-1","depth":1,"parent_run_id":"r-1","retry_of":null,"status":"running","sub_run_id":"run-1"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-10T10:05:00.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"deployer","delegation_id":"d-1","error":"agent execution timeout: shared deadline exceeded","output_preview":null,"status":"failed","sub_run_id":"run-1"}}',
+        '{"type":"delegation_completed","ts":"2026-03-10T10:05:00.100000000+00:00","session_id":"s-1","metadata":{"aggregated_output_preview":null,"aggregated_status":"failed","delegation_id":"d-1","failed":1,"pattern":"fan_out","succeeded":0,"total_sub_runs":1}}',
+        '{"type":"delegation_started","ts":"2026-03-10T10:05:03.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["deployer"],"delegation_id":"d-2","parent_run_id":"r-1","pattern":"fan_out"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:05:03.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"deployer","delegation_id":"d-2","depth":1,"parent_run_id":"r-1","retry_of":null,"status":"running","sub_run_id":"run-2"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-10T10:06:00.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"deployer","delegation_id":"d-2","error":null,"output_preview":"Deployed build 418 to production","status":"completed","sub_run_id":"run-2"}}',
+        '{"type":"delegation_completed","ts":"2026-03-10T10:06:00.100000000+00:00","session_id":"s-1","metadata":{"aggregated_output_preview":"Deployed build 418 to production","aggregated_status":"completed","delegation_id":"d-2","failed":0,"pattern":"fan_out","succeeded":1,"total_sub_runs":1}}',
+      ].join('\n'),
+      reportLine:
+        '- [warning] retry-after-unknown: agent deployer runs again (sub-run run-2) after sub-run run-1 of delegation d-1 ended with an unknown outcome (it failed with a timeout: "agent execution timeout: shared deadline exceeded"); side effects may repeat (at-most-once hazard) (example.jsonl:3, example.jsonl:6)',
+      fix: "Give the agent's side effects an idempotency key, or check what the first attempt did before running the agent again; cancel the first attempt explicitly so it cannot finish later (cancel_tokens).",
     },
   },
   run({ delegation: d, all }) {
     const out: Report[] = [];
-    // The same parent re-delegating to the same agent is the classic repeat, so siblings count too.
-    const siblings = all.filter((o) => o === d || (o.parentRunId && o.parentRunId === d.parentRunId));
+    // The same parent run delegating to the same agent again is the classic repeat, so siblings count too.
+    const siblings = all.filter((o) => o === d || (o.parentRunId !== null && o.parentRunId === d.parentRunId));
     const unknowns: Unknown[] = [];
     for (const o of siblings) for (const run of o.runs.values()) {
       const u = unknownOutcome(o, run);
@@ -39,11 +54,13 @@ export const retryAfterUnknown: Check = {
     for (const run of d.runs.values()) {
       const start = run.starts[0];
       if (!start?.time || !run.agentId) continue;
-      const prior = unknowns.find((u) => u.run !== run && u.run.agentId === run.agentId && compareInstants(u.at, start.time!) <= 0);
+      const prior = unknowns
+        .filter((u) => u.run !== run && u.run.agentId === run.agentId && compareInstants(u.at, start.time!) < 0)
+        .sort((a, b) => compareInstants(b.at, a.at))[0]; // the most recent unknown is the one this run repeats
       if (!prior) continue;
-      const where = prior.delegation === d ? '' : ` of delegation ${prior.delegation.id}`;
+      const where = prior.delegation === d ? '' : ` of delegation ${prior.delegation.key}`;
       out.push({
-        message: `agent ${run.agentId} runs again (sub-run ${run.runId}) after sub-run ${prior.run.runId}${where} ended with an unknown outcome (${prior.why}); side effects may repeat`,
+        message: `agent ${run.agentId} runs again (sub-run ${run.runId}) after sub-run ${prior.run.runId}${where} ended with an unknown outcome (${prior.why}); side effects may repeat (at-most-once hazard)`,
         evidence: [prior.evidence, loc(start)],
         runs: [prior.run.runId, run.runId],
       });
@@ -52,10 +69,22 @@ export const retryAfterUnknown: Check = {
   },
 };
 
+/** A final timeout failure, or a run that started and never settled (CHECKS.md resolved detail 7). */
 function unknownOutcome(d: Delegation, run: SubRun): Unknown | null {
-  const c = finalCompletion(run);
-  if (c?.status === 'failed' && isTimeoutError(c.error) && c.time) return { run, delegation: d, at: c.time, evidence: loc(c), why: `timeout: ${JSON.stringify(c.error)}` };
+  const done = terminalCompletions(run);
+  const c = done[done.length - 1];
+  if (c) {
+    if (c.status === 'failed' && isTimeoutError(c.error) && c.time) return { run, delegation: d, at: c.time, evidence: loc(c), why: `it failed with a timeout: ${JSON.stringify(c.error)}` };
+    return null;
+  }
   const start = run.starts[0];
-  if (start?.time && terminalCompletions(run).length === 0) return { run, delegation: d, at: start.time, evidence: loc(start), why: 'it never settled' };
+  if (!start?.time) return null;
+  // A stage is given up on when the next one starts; parallel children only at the join (or the last sign of life).
+  const at = d.pattern && ONE_AT_A_TIME.has(d.pattern) ? start.time : d.completed?.time ?? lastTime(d) ?? start.time;
+  return { run, delegation: d, at, evidence: loc(start), why: 'it started and never settled' };
+}
+
+function lastTime(d: Delegation): Instant | null {
+  for (let i = d.events.length - 1; i >= 0; i--) if (d.events[i].time) return d.events[i].time;
   return null;
 }

@@ -1,8 +1,14 @@
+import type { SubRunCompletedEvent } from '../../journal/types.js';
 import { finalCompletion } from '../../model/delegation.js';
 import { loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
-const FAILURE_WORDING = /^\s*(error|failed|failure|partial|could not|couldn't|unable to)\b/i;
+/**
+ * Openings that read as failure or partial work. "error" and "failure" need a delimiter after
+ * them, so "Error handling refactored …" is not taken for a failure report.
+ */
+const FAILURE_WORDING =
+  /^\s*(?:(?:error|failure|failed)\s*[:!\-–—]|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
 
 export const silentFailure: Check = {
   meta: {
@@ -12,25 +18,41 @@ export const silentFailure: Check = {
     description: 'A sub-run reports completed but carries an error, an empty output, or output that reads as failure.',
     symptom: 'Wrong aggregate',
     docs: {
-      why: 'Under the SAFE model a success must be a success: a completed status with an error or no output is a failure the aggregate will count as a result.',
-      example: '{"type":"delegation_sub_run_completed",…,"metadata":{"error":"tool crashed","output_preview":"","status":"completed",…}}',
-      reportLine: '- [warning] silent-failure: sub-run r-1 (agent coder) is completed but carries error "tool crashed" (j.jsonl:5)',
-      fix: 'Map errors and empty outputs to failed in agent_result_status_to_subrun_state, or make the agent fail loudly instead of returning an apology as output.',
+      why:
+        'Under the SAFE model a failure must be a value the parent can see, not a success with bad content. A final status of completed with an error, or with an output_preview that is present but null or blank, is a failure the join will treat as a result (warning). An output that starts like a failure report ("Error: …", "Failed to …", "Partial …", "Could not …", "I was unable to …") is flagged as info: it is a wording heuristic, not proof. Journals without the output_preview key (Gen 0) are not judged on the output.',
+      example: [
+        '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["coder"],"delegation_id":"d-1","parent_run_id":"r-1","pattern":"fan_out"}}',
+        '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"coder","delegation_id":"d-1","depth":1,"parent_run_id":"r-1","retry_of":null,"status":"running","sub_run_id":"run-1"}}',
+        '{"type":"delegation_sub_run_completed","ts":"2026-03-10T10:00:30.000000000+00:00","session_id":"s-1","metadata":{"agent_id":"coder","delegation_id":"d-1","error":"tool crashed: cargo test exited 101","output_preview":"","status":"completed","sub_run_id":"run-1"}}',
+        '{"type":"delegation_completed","ts":"2026-03-10T10:00:30.100000000+00:00","session_id":"s-1","metadata":{"aggregated_output_preview":null,"aggregated_status":"failed","delegation_id":"d-1","failed":1,"pattern":"fan_out","succeeded":0,"total_sub_runs":1}}',
+      ].join('\n'),
+      reportLine: '- [warning] silent-failure: sub-run run-1 (agent coder) is completed but carries error "tool crashed: cargo test exited 101" (example.jsonl:3)',
+      fix: 'Make the agent fail loudly: return an error status instead of an apology as output, and map errors and empty outputs to failed (agent_result_status_to_subrun_state in coordination.rs).',
     },
   },
   run({ delegation: d }) {
     const out: Report[] = [];
     for (const child of d.children) {
-      const run = child.final;
+      const run = child.final; // retried originals were replaced; only the final attempt counts
       const c = finalCompletion(run);
       if (!c || c.status !== 'completed') continue;
-      const who = `sub-run ${run.runId} (agent ${run.agentId ?? '?'})`;
-      if (c.error) out.push({ message: `${who} is completed but carries error ${JSON.stringify(c.error.slice(0, 120))}`, evidence: [loc(c)], runs: [run.runId] });
-      else if (c.outputPreview !== undefined && (c.outputPreview === null || c.outputPreview.trim() === ''))
-        out.push({ message: `${who} is completed but its output_preview is ${c.outputPreview === null ? 'null' : 'blank'}`, evidence: [loc(c)], runs: [run.runId] });
-      else if (c.outputPreview && FAILURE_WORDING.test(c.outputPreview))
-        out.push({ severity: 'info', message: `${who} is completed but its output reads as failure or partial work (${JSON.stringify(c.outputPreview.slice(0, 60))}); this is a wording heuristic`, evidence: [loc(c)], runs: [run.runId] });
+      const finding = judge(c);
+      if (finding) out.push({ ...finding, message: `sub-run ${run.runId} (agent ${run.agentId ?? '?'}) ${finding.message}`, evidence: [loc(c)], runs: [run.runId] });
     }
     return out;
   },
 };
+
+function judge(c: SubRunCompletedEvent): Pick<Report, 'message' | 'severity'> | null {
+  if (c.error) return { message: `is completed but carries error ${JSON.stringify(clip(c.error, 120))}` };
+  // undefined = the key is absent (Gen 0 never wrote it): nothing to judge.
+  if (c.outputPreview === null) return { message: 'is completed but its output_preview is null' };
+  if (c.outputPreview !== undefined && c.outputPreview.trim() === '') return { message: 'is completed but its output_preview is blank' };
+  if (c.outputPreview && FAILURE_WORDING.test(c.outputPreview))
+    return { severity: 'info', message: `is completed but its output reads as failure or partial work (${JSON.stringify(clip(c.outputPreview, 60))}); this is a wording heuristic` };
+  return null;
+}
+
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}

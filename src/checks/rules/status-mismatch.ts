@@ -1,4 +1,4 @@
-import { hasSubRunEvents, loc, terminalCompletions } from '../../model/evidence.js';
+import { hasSubRunEvents, loc, settledAtJoin } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 export const statusMismatch: Check = {
@@ -33,7 +33,7 @@ export const statusMismatch: Check = {
         if (f === 0 || s === 0) out.push({ message: `aggregated_status partial needs successes and failures, but succeeded=${s} failed=${f}`, evidence: ev });
         break;
       case 'unfinished': {
-        const paused = [...d.runs.values()].some((r) => r.markers.some((m) => m.action === 'pause') || r.completions.some((x) => x.status === 'paused') || (r.starts.length > 0 && terminalCompletions(r).length === 0));
+        const paused = [...d.runs.values()].some((r) => r.markers.some((m) => m.action === 'pause') || r.completions.some((x) => x.status === 'paused') || (r.starts.length > 0 && !settledAtJoin(r, c))); // still running at the join = waiting
         if (!paused && hasSubRunEvents(d)) out.push({ severity: 'warning', message: 'aggregated_status unfinished but no paused or waiting child is in evidence (every started sub-run completed)', evidence: ev });
         break;
       }

@@ -1,6 +1,8 @@
 import Table from 'cli-table3';
 import { analyze } from '../analyze.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
+import { parseTimestamp } from '../journal/time.js';
+import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
 import { resolveSettings, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
@@ -21,7 +23,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const newestFirst = [...report.delegations].reverse();
   if (flags.events) {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
-    const rows = newestFirst.slice(0, limit).reverse().flatMap((d) => eventRows(d));
+    const rows = chronological(newestFirst.slice(0, limit).reverse().map((d) => eventRows(d)));
     io.stdout.write(rows.map((r) => `${r}\n`).join(''));
     return EXIT.ok;
   }
@@ -56,10 +58,32 @@ const TYPE_NAMES: Record<string, string> = {
   marker: 'sync_marker',
 };
 
-function eventRows(d: DelegationReport): string[] {
+interface EventRow {
+  time: Instant | null;
+  text: string;
+}
+
+function eventRows(d: DelegationReport): EventRow[] {
   return d.timeline.map((t) => {
     const type = TYPE_NAMES[t.kind] ?? t.kind;
     const run = t.runId ?? (t.kind === 'started' ? d.parentRunId ?? '' : '');
-    return safe(`${t.ts.slice(0, 19)} | ${type.padEnd(28)} | ${d.id.slice(0, 16).padEnd(16)} | ${run} | ${t.file}:${t.line}`);
+    return { time: parseTimestamp(t.ts), text: safe(`${t.ts.slice(0, 19)} | ${type.padEnd(28)} | ${d.id.slice(0, 16).padEnd(16)} | ${run} | ${t.file}:${t.line}`) };
   });
+}
+
+/**
+ * One listing in time order, like the skill's: nested and concurrent delegations interleave.
+ * Each timeline is already ordered; an untimed row keeps the time of the row before it, so a
+ * stable sort on (time, delegation, position) never reorders a delegation's own events.
+ */
+function chronological(timelines: EventRow[][]): string[] {
+  const keyed = timelines.flatMap((rows, seq) => {
+    let prev: Instant = { ms: -Infinity, subNs: 0 };
+    return rows.map((r, pos) => {
+      if (r.time) prev = r.time;
+      return { time: prev, seq, pos, text: r.text };
+    });
+  });
+  keyed.sort((a, b) => (a.time.ms === b.time.ms ? a.time.subNs - b.time.subNs : a.time.ms < b.time.ms ? -1 : 1) || a.seq - b.seq || a.pos - b.pos);
+  return keyed.map((k) => k.text);
 }

@@ -23,6 +23,8 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showSuggestionAfterError(true)
+    // Subcommands repeat the scan options; without this the program would take `list --sessions x`.
+    .enablePositionalOptions()
     .addHelpText('after', HELP_FOOTER);
 
   addScanOptions(program.argument('[target]', 'delegation id, prefix, parent run id, session id, or last'))
@@ -38,8 +40,9 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
   addScanOptions(program.command('list').description('table of recent delegations, newest first'))
     .option('--limit <n>', 'how many delegations', '20')
     .option('--events', 'print the event listing: ts | type | delegation id | run id | file:line')
-    .action(async (flags: ListFlags) => {
-      result.code = await runList(flags, io);
+    .action(async (_flags: ListFlags, cmd: Command) => {
+      // Scan options given before `list` (trace-delegation --demo list) count too; its own win.
+      result.code = await runList(cmd.optsWithGlobals<ListFlags>(), io);
     });
 
   addCheckOptions(program.command('check').description('compare findings with the X.expected.json beside each journal file or session folder X'))

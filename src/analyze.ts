@@ -25,6 +25,8 @@ export interface AnalyzeOptions {
   rules?: RuleSettings;
   /** Extra checks run after the built-in ones (e.g. contract checks). */
   extraChecks?: readonly Check[];
+  /** Extra Limits lines for a delegation's block (e.g. what a contract could not check). */
+  extraLimits?: (d: Delegation) => string[];
   onFile?: (done: number, total: number, bytes: number) => void;
   /** Alternative scanner (parallel, recent-first); defaults to the sequential one. */
   scan?: (files: JournalFile[]) => Promise<ScanResult>;
@@ -77,7 +79,7 @@ export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
   const reports = selected.map((d) => {
     const { findings, errors } = runChecks({ delegation: d, all: delegations, files, options: checkOptions, rules: options.rules });
     const extra = options.extraChecks?.length ? runChecks({ delegation: d, all: delegations, files, options: checkOptions, rules: options.rules, checks: options.extraChecks }) : { findings: [], errors: [] };
-    return buildDelegationReport(d, sortFindings([...findings, ...extra.findings]), files, [...errors, ...extra.errors]);
+    return buildDelegationReport(d, sortFindings([...findings, ...extra.findings]), files, [...errors, ...extra.errors, ...(options.extraLimits?.(d) ?? [])]);
   });
   const summary = { delegations: reports.length, error: 0, warning: 0, info: 0 };
   for (const r of reports) for (const f of r.findings) summary[f.severity]++;

@@ -47,8 +47,9 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
 
   addCheckOptions(program.command('check').description('compare findings with the X.expected.json beside each journal file or session folder X'))
     .argument('<paths...>', 'fixture folders, journal files, session folders or expectations files')
-    .action(async (paths: string[], flags: CheckFlags) => {
-      result.code = await runCheck(paths, flags, io);
+    .action(async (paths: string[], _flags: CheckFlags, cmd: Command) => {
+      // Options given before `check` (trace-delegation --now … check fixtures) count too; its own win.
+      result.code = await runCheck(paths, cmd.optsWithGlobals<CheckFlags>(), io);
     });
 
   program

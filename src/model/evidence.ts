@@ -44,17 +44,24 @@ export function newestEventTime(d: Delegation, files: Map<string, FileStats>): I
 /**
  * Why a delegation has no `delegation_completed`: still running (recent activity), engine error
  * (its sessions went on writing after it), or crashed (its events are the last thing written).
+ * The evidence is the line the verdict rests on.
  */
-export function openDelegationCause(d: Delegation, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string } {
-  const newest = newestEventTime(d, files);
-  if (newest && nowMs - newest.ms < staleAfterMs) return { cause: 'still running', detail: `the newest line in its files is ${Math.round((nowMs - newest.ms) / 1000)}s old` };
+export function openDelegationCause(d: Delegation, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
+  let newest: { file: string; st: FileStats } | null = null;
+  for (const f of d.files) {
+    const st = files.get(f);
+    if (st?.lastTime && (!newest || diffMs(st.lastTime, newest.st.lastTime!) > 0)) newest = { file: f, st };
+  }
+  if (newest && nowMs - newest.st.lastTime!.ms < staleAfterMs)
+    return { cause: 'still running', detail: `the newest line in its files is ${Math.round((nowMs - newest.st.lastTime!.ms) / 1000)}s old`, evidence: [{ file: newest.file, line: newest.st.lastLine }] };
   const lastLineByFile = new Map<string, number>();
   for (const e of d.events) lastLineByFile.set(e.file, Math.max(lastLineByFile.get(e.file) ?? 0, e.line));
   for (const [file, line] of lastLineByFile) {
     const st = files.get(file);
-    if (st && st.lastLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastLine} after its last event` };
+    if (st && st.lastLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastLine} after its last event`, evidence: [{ file, line: st.lastLine }] };
   }
-  return { cause: 'crashed', detail: 'its events are the last lines of their files' };
+  const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
+  return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };
 }
 
 /** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */
@@ -67,15 +74,14 @@ export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<st
   const cancel = lastMarker(run, 'cancel_requested');
   if (cancel) return { cause: 'cancelled', detail: 'cancel was requested and no cancelled completion followed', evidence: [loc(cancel)] };
   if (!d.completed) {
-    const open = openDelegationCause(d, files, nowMs, staleAfterMs);
-    return { ...open, evidence: [] };
+    return openDelegationCause(d, files, nowMs, staleAfterMs);
   }
   return { cause: 'unknown', detail: 'the delegation completed without it', evidence: [loc(d.completed)] };
 }
 
 export function seconds(ms: number): string {
   const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
+  return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/\.?0+$/, '')}s`;
 }
 
 /** Children whose original run journaled a start, in the order those starts happened. */

@@ -11,13 +11,15 @@ export const delegationIncomplete: Check = {
     docs: {
       why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
       example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',
-      reportLine: '- [warning] delegation-incomplete: no delegation_completed: crashed (its events are the last lines of their files) (j.jsonl:1)',
+      reportLine: '- [warning] delegation-incomplete: no delegation_completed: crashed (its events are the last lines of their files) (j.jsonl:1, j.jsonl:2)',
       fix: 'Engine error: look for startup or admission errors (missing profile, >32 fan-out agents, model admission). Crashed: the process log. Still running: wait, or use --follow.',
     },
   },
   run({ delegation: d, files, options }) {
     if (!d.started || d.completed) return [];
     const why = openDelegationCause(d, files, options.nowMs, options.staleAfterMs);
-    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence: [loc(d.started)] } satisfies Report];
+    const start = loc(d.started);
+    const evidence = [start, ...why.evidence.filter((l) => l.file !== start.file || l.line !== start.line)];
+    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()] } satisfies Report];
   },
 };

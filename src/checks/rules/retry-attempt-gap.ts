@@ -23,7 +23,8 @@ export const retryAttemptGap: Check = {
       const numbers = events.map((e) => e?.attempt ?? null);
       const bad = numbers.findIndex((n, i) => n !== null && n !== i + 2);
       const chain = child.attempts.map((r) => r.runId).join(' → ');
-      const evidence = events.filter((e) => e !== null).map((e) => loc(e!));
+      // Each retry rests on its delegation_retry, or on its start when only retry_of links it.
+      const evidence = child.attempts.slice(1).flatMap((r) => (r.retryEvent ? [loc(r.retryEvent)] : r.starts.slice(0, 1).map(loc)));
       if (bad !== -1)
         out.push({ message: `attempts of the ${child.agentId ?? '?'} chain are numbered ${numbers.map((n) => n ?? '?').join(', ')}, expected ${numbers.map((_, i) => i + 2).join(', ')} (${chain})`, evidence, runs: child.attempts.map((r) => r.runId) });
       if (child.attempts.length > options.maxAttempts)

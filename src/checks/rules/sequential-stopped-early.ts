@@ -12,7 +12,7 @@ export const sequentialStoppedEarly: Check = {
     docs: {
       why: 'Sequential delegations legitimately stop after the first success when stop_on_success is set, which is not journaled; this says which stages never ran and the probable reason, so nobody mistakes it for a lost child.',
       example: 'delegation_started sequential agent_ids ["quick-fixer","deep-fixer","escalation"]\nquick-fixer failed, deep-fixer completed\ndelegation_completed total_sub_runs 2',
-      reportLine: '- [info] sequential-stopped-early: stopped after stage 2 (deep-fixer) completed; escalation never started (probably stop_on_success, which is not journaled) (s.jsonl:20, s.jsonl:25)',
+      reportLine: '- [info] sequential-stopped-early: stopped after stage 2 of 3 (deep-fixer, completed); escalation never started: probably stop_on_success, which is not journaled (s.jsonl:20, s.jsonl:24, s.jsonl:25)',
       fix: 'Nothing to fix when the stop was intended; otherwise check the stop_on_success setting and why the next stage was not admitted.',
     },
   },
@@ -24,19 +24,24 @@ export const sequentialStoppedEarly: Check = {
     if (started.length === 0 || started.length >= ids.length) return out;
     const last = started[started.length - 1];
     const status = finalStatus(last.final);
+    const pause = lastMarker(last.final, 'pause');
+    const cancel = lastMarker(last.final, 'cancel_requested');
     const reason =
       status === 'completed'
         ? 'probably stop_on_success, which is not journaled'
-        : lastMarker(last.final, 'pause') || status === 'paused' || d.completed.aggregatedStatus === 'unfinished'
+        : pause || status === 'paused' || d.completed.aggregatedStatus === 'unfinished'
           ? 'the stage was left unfinished (paused or waiting), which stops a sequential delegation'
-          : status === 'cancelled' || lastMarker(last.final, 'cancel_requested')
-            ? 'the stage was cancelled'
+          : status === 'cancelled' || cancel
+            ? 'the stage was cancelled, which stops a sequential delegation'
             : status === null
               ? 'the stage never settled'
-              : 'the next stage probably failed admission or start before it ran (counted in the totals if so)';
+              : 'a failed stage falls through to the next, so the next stage probably failed admission or start (counted in the totals if so)';
+    // The line that settled (or left open) the last stage, so the reader sees why it stopped there.
+    const settled = last.final.completions.at(-1) ?? pause ?? cancel ?? last.final.starts[0];
+    const never = ids.slice(started.length);
     out.push({
-      message: `stopped after stage ${started.length} (${last.agentId ?? '?'}) ${status ?? 'did not complete'}; ${ids.slice(started.length).join(', ')} never started (${reason})`,
-      evidence: [loc(d.started), loc(d.completed)],
+      message: `stopped after stage ${started.length} of ${ids.length} (${last.agentId ?? '?'}, ${status ?? 'no completion'}); ${never.join(', ')} never started: ${reason}`,
+      evidence: [loc(d.started), loc(settled), loc(d.completed)],
       runs: [last.final.runId],
     });
     return out;

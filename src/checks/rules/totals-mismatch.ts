@@ -1,6 +1,7 @@
-import { isSuccess } from '../../model/delegation.js';
-import { hasSubRunEvents, loc } from '../../model/evidence.js';
+import { hasSubRunEvents, loc, startedChildren, succeededAtJoin } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export const totalsMismatch: Check = {
   meta: {
@@ -12,27 +13,37 @@ export const totalsMismatch: Check = {
     docs: {
       why: 'total_sub_runs, succeeded and failed are what the parent reads; if they disagree with the children the journal shows (retries folded), the parent decided on wrong numbers.',
       example: 'two children journaled, one completed and one failed\ndelegation_completed total_sub_runs 2 succeeded 2 failed 0',
-      reportLine: '- [error] totals-mismatch: succeeded is 2 but 1 child succeeded (completed without error); failed is 0 but 1 child did not succeed (j.jsonl:9)',
+      reportLine: '- [error] totals-mismatch: succeeded is 2 but 1 child succeeded (completed without error); failed is 0 but 1 result did not succeed (j.jsonl:9)',
       fix: 'Check DelegationResult::from_results and which AgentResults reached it; retried originals must not be counted, and setup failures must be counted in failed.',
     },
   },
-  run({ delegation: d }) {
+  run({ delegation: d, expectation: e }) {
     const out: Report[] = [];
     const c = d.completed;
     if (!c || !hasSubRunEvents(d)) return out;
     const children = d.children.length;
-    const ok = d.children.filter((ch) => isSuccess(ch.final)).length;
+    // Totals are taken at the join: a child that settled after it was still running (counted in failed).
+    const ok = d.children.filter((ch) => succeededAtJoin(ch.final, c)).length;
     const rest = children - ok;
-    const problems: string[] = [];
     const extra = c.totalSubRuns !== null ? c.totalSubRuns - children : 0;
-    if (c.succeeded !== null && c.succeeded !== ok) problems.push(`succeeded is ${c.succeeded} but ${ok} ${ok === 1 ? 'child' : 'children'} succeeded (completed without error)`);
-    if (c.totalSubRuns !== null && extra < 0) problems.push(`total_sub_runs is ${c.totalSubRuns} but ${children} children were journaled (retries folded)`);
+    // Results without events can only be expected children that never started (setup or launch failures).
+    const unstarted = e.count !== null ? Math.max(0, e.count - startedChildren(d).length) : Infinity;
+    const problems: string[] = [];
+    if (c.totalSubRuns !== null && extra < 0) problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded)`);
+    if (extra > unstarted) {
+      const retried = d.children.filter((ch) => ch.attempts.length > 1).flatMap((ch) => ch.attempts.slice(0, -1).map((r) => r.runId));
+      const why = unstarted === 0 ? 'every expected child started' : `only ${plural(unstarted, 'expected child', 'expected children')} never started`;
+      const hint = retried.length > 0 ? `; retried ${retried.length === 1 ? 'original' : 'originals'} ${retried.join(', ')} must not be counted` : '';
+      problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded) and ${why}, so ${extra} extra ${extra === 1 ? 'result is' : 'results are'} unexplained${hint}`);
+    }
+    if (c.succeeded !== null && c.succeeded !== ok) problems.push(`succeeded is ${c.succeeded} but ${plural(ok, 'child', 'children')} succeeded (completed without error)`);
     const expectedFailed = rest + Math.max(0, extra);
-    if (c.failed !== null && c.failed !== expectedFailed) problems.push(`failed is ${c.failed} but ${rest} journaled ${rest === 1 ? 'child' : 'children'} did not succeed${extra > 0 ? ` plus ${extra} without events` : ''}`);
+    if (c.failed !== null && c.failed !== expectedFailed)
+      problems.push(`failed is ${c.failed} but ${plural(expectedFailed, 'result', 'results')} did not succeed${extra > 0 ? ` (${plural(rest, 'journaled child', 'journaled children')} + ${extra} without events)` : ''}`);
     if (problems.length > 0) {
       out.push({ message: problems.join('; '), evidence: [loc(c)] });
     } else if (extra > 0) {
-      out.push({ severity: 'info', message: `total_sub_runs ${c.totalSubRuns} = ${children} journaled children + ${extra} without events (setup or launch failures), counted in failed (${rest} + ${extra} = ${c.failed})`, evidence: [loc(c)] });
+      out.push({ severity: 'info', message: `total_sub_runs ${c.totalSubRuns} = ${plural(children, 'journaled child', 'journaled children')} + ${extra} without events (setup or launch failures), counted in failed (${rest} + ${extra} = ${c.failed})`, evidence: [loc(c)] });
     }
     return out;
   },

@@ -1,0 +1,68 @@
+import { testCheck } from './harness.js';
+
+testCheck('agent-set-mismatch', {
+  invalid: [
+    {
+      fixture: 'trigger-agent-count.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: '99e508cf-d967-471b-bd93-05d06980c154',
+          messageIncludes: 'agent_count is 2 but agent_ids lists 3 (planner,coder,tester)',
+          evidenceLines: ['trigger-agent-count.jsonl:6'],
+        },
+      ],
+    },
+    {
+      fixture: 'trigger-unknown-agent.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'sub-run 713e9f3c-c39b-4b15-a4f0-17be3fcce1c6 ran agent security-auditor, which is not in the started agent set (coder,reviewer)',
+          evidenceLines: ['trigger-unknown-agent.jsonl:6', 'trigger-unknown-agent.jsonl:8'],
+        },
+      ],
+    },
+    {
+      // coder is listed once but two unlinked runs of it started (lines 5 and 7).
+      fixture: 'trigger-extra-start.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'agent coder started 2 distinct sub-runs; fan_out allows 1',
+          evidenceLines: ['trigger-extra-start.jsonl:4', 'trigger-extra-start.jsonl:5', 'trigger-extra-start.jsonl:7'],
+        },
+      ],
+    },
+    {
+      // PascalCase journal: extract, load, transform instead of extract, transform, load.
+      fixture: 'trigger-stage-order-pipeline.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'pipeline stage 2 started agent load, but agent_ids order expects transform',
+          evidenceLines: ['trigger-stage-order-pipeline.jsonl:4', 'trigger-stage-order-pipeline.jsonl:7'],
+        },
+      ],
+    },
+    {
+      fixture: 'trigger-stage-order-sequential.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'sequential stage 1 started agent fixer, but agent_ids order expects triage',
+          evidenceLines: ['trigger-stage-order-sequential.jsonl:6', 'trigger-stage-order-sequential.jsonl:7'],
+        },
+      ],
+    },
+  ],
+  valid: [
+    // fork: agent_ids ["summarizer×3"], agent_count 1, three starts of summarizer.
+    'trap-fork.jsonl',
+    // adversarial_review: drafter, critic, drafter, critic (total_sub_runs 4).
+    'trap-adversarial-review.jsonl',
+    // A verification retry of coder is folded into its child, not a second start.
+    'trap-retry-same-agent.jsonl',
+    'retry-unlinked/trap-gen-a-order',
+  ],
+});

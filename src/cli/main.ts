@@ -4,6 +4,7 @@ import { TargetError } from '../analyze.js';
 import { VERSION } from '../version.js';
 import { addCheckOptions, runCheck, type CheckFlags } from './check-command.js';
 import { addScanOptions } from './common.js';
+import { addContractCommand, loadContractForTrace } from './contract-command.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { runList, type ListFlags } from './list-command.js';
 import { runReport, type ReportFlags } from './report-command.js';
@@ -33,8 +34,10 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('-o, --output <format=file>', 'also write a format to a file (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('-q, --quiet', 'no progress output')
-    .action(async (target: string | undefined, flags: ReportFlags) => {
-      result.code = await runReport(target, flags, io);
+    .option('--contract <plan>', 'hold the delegation to a contract plan (YAML or JSON): adds contract-… findings')
+    .action(async (target: string | undefined, flags: ReportFlags & { contract?: string }) => {
+      const contract = flags.contract ? await loadContractForTrace(flags.contract, io) : {};
+      result.code = await runReport(target, flags, io, contract);
     });
 
   addScanOptions(program.command('list').description('table of recent delegations, newest first'))
@@ -51,6 +54,8 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
       // Options given before `check` (trace-delegation --now … check fixtures) count too; its own win.
       result.code = await runCheck(paths, cmd.optsWithGlobals<CheckFlags>(), io);
     });
+
+  addContractCommand(program, io, result);
 
   program
     .command('rules')

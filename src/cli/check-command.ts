@@ -74,13 +74,13 @@ const wanted = (e: Expectation) => (e.count === undefined ? 'at least 1' : Strin
 function problemLines(p: Problem): string[] {
   switch (p.kind) {
     case 'missing':
-      return [`missing: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}`, ...p.found.map((f) => `    found ${findingLine(f)}`)];
+      return [`missing: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
     case 'too-many':
-      return [`too many: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}`, ...p.found.map((f) => `    found ${findingLine(f)}`)];
+      return [`too many: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
     case 'severity':
       return [
         `different severity: ${selector({ ...p.expectation, severity: undefined })}: expected ${p.expectation.severity}, found ${[...new Set(p.other.map((f) => f.severity))].join(', ')}`,
-        ...[...p.found, ...p.other].map((f) => `    found ${findingLine(f)}`),
+        ...[...p.found, ...p.other].map((f) => `  found ${findingLine(f)}`),
       ];
     case 'unexpected':
       return [`unexpected: ${findingLine(p.finding)}`];

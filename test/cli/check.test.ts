@@ -1,0 +1,134 @@
+// `check` on cases copied to a temp folder: passing, each kind of readable diff, --subset,
+// --update (and its refusal under CI), and the one-sentence errors.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURES, runBin, runMain } from '../helpers/cli.js';
+
+const CASE = 'retry-and-failure.jsonl';
+const DELEGATION = 'f0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b';
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'td-check-'));
+  for (const f of [CASE, `${CASE}.expected.json`]) cpSync(path.join(FIXTURES, 'formats', f), path.join(dir, f));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const expectedFile = () => path.join(dir, `${CASE}.expected.json`);
+const writeExpected = (entries: object[]) => writeFileSync(expectedFile(), JSON.stringify(entries));
+const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
+
+describe('check', () => {
+  it('passes a case whose findings match its expectations (real binary)', async () => {
+    const r = await runBin(['check', dir], { cwd: dir });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`PASS ${CASE}\n1 passed, 0 failed\n`);
+    expect(r.code).toBe(0);
+  });
+
+  it('fails with a readable diff when an expectation is changed (real binary)', async () => {
+    writeExpected([{ id: 'missing-completion', delegation: DELEGATION, severity: 'warning', count: 1 }]);
+    const r = await runBin(['check', dir], { cwd: dir });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe(`FAIL ${CASE}`);
+    expect(lines[1]).toBe(`  different severity: missing-completion in ${DELEGATION}: expected warning, found error`);
+    expect(lines[2]).toMatch(new RegExp(`^    found \\[error\\] missing-completion in ${DELEGATION}: sub-run 3a1e7000-\\S+ \\(agent writer\\) started but never completed.*\\(retry-and-failure\\.jsonl:5, retry-and-failure\\.jsonl:11\\)$`));
+    expect(lastLine(r.stdout)).toBe('0 passed, 1 failed');
+  });
+
+  it('names missing and unexpected findings', async () => {
+    writeExpected([{ id: 'late-result', delegation: DELEGATION }]);
+    const r = await runMain(['check', dir], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`  missing: late-result in ${DELEGATION}: expected at least 1, found 0\n`);
+    expect(r.stdout).toMatch(new RegExp(`\\n  unexpected: \\[error\\] missing-completion in ${DELEGATION}: sub-run 3a1e7000`));
+    expect(r.stdout).toContain('Accept the current findings with: trace-delegation check --update');
+  });
+
+  it('checks counts exactly', async () => {
+    writeExpected([{ id: 'missing-completion', count: 2 }]);
+    const r = await runMain(['check', dir], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('  missing: missing-completion in any delegation: expected 2, found 1\n');
+  });
+
+  it('--subset lets unmentioned findings pass but not missing ones', async () => {
+    writeExpected([]);
+    expect((await runMain(['check', dir], { cwd: dir })).code).toBe(1);
+    expect((await runMain(['check', '--subset', dir], { cwd: dir })).code).toBe(0);
+    writeExpected([{ id: 'late-result' }]);
+    const r = await runMain(['check', '--subset', dir], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('unexpected:');
+  });
+
+  it('--update rewrites a failing case from the current findings, and the case then passes', async () => {
+    writeExpected([{ id: 'late-result' }]);
+    const r = await runMain(['check', '--update', dir], { cwd: dir, env: { CI: '' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`UPDATED ${CASE}.expected.json (1 expectation)\n1 expectations file written\n1 passed, 0 failed\n`);
+    expect(JSON.parse(readFileSync(expectedFile(), 'utf8'))).toEqual([{ id: 'missing-completion', delegation: DELEGATION, severity: 'error', count: 1 }]);
+    expect((await runMain(['check', dir], { cwd: dir })).code).toBe(0);
+  });
+
+  it('--update leaves a passing hand-written file alone and creates a missing one', async () => {
+    writeExpected([{ id: 'missing-completion', note: 'the writer never reports back' }]);
+    const before = readFileSync(expectedFile(), 'utf8');
+    cpSync(path.join(FIXTURES, 'formats', 'hostile-text.jsonl'), path.join(dir, 'new.jsonl'));
+    const r = await runMain(['check', '--update', dir, path.join(dir, 'new.jsonl')], { cwd: dir, env: { CI: 'false' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('CREATED new.jsonl.expected.json (1 expectation)');
+    expect(readFileSync(expectedFile(), 'utf8')).toBe(before);
+    expect(JSON.parse(readFileSync(path.join(dir, 'new.jsonl.expected.json'), 'utf8'))).toEqual([{ id: 'timeout-as-failure', delegation: 'e71c0de5-0000-4000-8000-0000000000aa', severity: 'info', count: 1 }]);
+  });
+
+  it('refuses --update when CI is set, and writes nothing', async () => {
+    writeExpected([{ id: 'late-result' }]);
+    const before = readFileSync(expectedFile(), 'utf8');
+    const r = await runMain(['check', '--update', dir], { cwd: dir, env: { CI: 'true' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('trace-delegation: --update is refused when CI is set: record expectations locally, review them and commit them\n');
+    expect(readFileSync(expectedFile(), 'utf8')).toBe(before);
+  });
+
+  it('takes a session folder with an expectations file beside it as one case', async () => {
+    const session = path.join(dir, 'session');
+    cpSync(path.join(FIXTURES, 'formats', CASE), path.join(session, 'v1', 'users', 'u', 'sessions', '7b1e4c2a-9d35-4f80-a6c1-3e5d7f9b0a24.jsonl'));
+    cpSync(path.join(FIXTURES, 'formats', CASE), path.join(session, '7b1e4c2a-9d35-4f80-a6c1-3e5d7f9b0a24.jsonl'));
+    rmSync(path.join(dir, CASE));
+    rmSync(expectedFile());
+    writeFileSync(path.join(dir, 'session.expected.json'), JSON.stringify([{ id: 'missing-completion', severity: 'error' }]));
+    const r = await runMain(['check', dir], { cwd: dir });
+    expect(r.stdout).toBe('PASS session\n1 passed, 0 failed\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('accepts an expectations file as the argument and prints only failures with --quiet', async () => {
+    const r = await runMain(['check', '-q', expectedFile()], { cwd: dir });
+    expect(r.stdout).toBe('1 passed, 0 failed\n');
+  });
+
+  it('one sentence and exit 2 for what a user can get wrong', async () => {
+    const cases: [string[], string | RegExp][] = [
+      [['check', path.join(dir, 'nope')], `trace-delegation: ${path.join(dir, 'nope')} does not exist\n`],
+      [['check', path.join(dir, 'empty')], /^trace-delegation: no checkable cases under .*empty: a case is/],
+    ];
+    cpSync(path.join(FIXTURES, 'formats', 'hostile-text.jsonl'), path.join(dir, 'empty', 'a.jsonl'));
+    for (const [args, err] of cases) {
+      const r = await runMain(args, { cwd: dir });
+      expect(r.code).toBe(2);
+      if (typeof err === 'string') expect(r.stderr).toBe(err);
+      else expect(r.stderr).toMatch(err);
+    }
+    const lone = await runMain(['check', path.join(dir, 'empty', 'a.jsonl')], { cwd: dir });
+    expect(lone.stderr).toMatch(/a\.jsonl has no expectations file beside it \(a\.jsonl\.expected\.json\); write one, or run check --update/);
+    writeFileSync(expectedFile(), '[{ "id": "missing-completion", "severty": "error" }]');
+    const bad = await runMain(['check', dir], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`trace-delegation: expectations file ${CASE}.expected.json[0]: unknown key "severty" (allowed: id, delegation, severity, count, note)\n`);
+    expect(bad.stdout).toBe('');
+  });
+});

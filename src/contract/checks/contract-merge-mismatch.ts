@@ -41,7 +41,8 @@ export const contractMergeMismatch: ContractCheck = {
     const preview = join?.aggregatedOutputPreview;
     const segments = typeof preview === 'string' ? preview.split(SEPARATOR).filter((s) => s.trim()) : [];
     const aggregates = join && d.pattern === 'fan_out' && preview !== undefined; // only fan_out passes an aggregate
-    const say = (message: string, evidence: Location[]) => out.push({ message, evidence, runs: successes.map((c) => c.final.runId) });
+    const byPosition = (a: Location, b: Location) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
+    const say = (message: string, evidence: Location[]) => out.push({ message, evidence: evidence.sort(byPosition), runs: successes.map((c) => c.final.runId) });
 
     if (aggregates && segments.length >= 2 && (strategy === 'first_wins' || strategy === 'consensus'))
       say(`merge_plan.strategy is ${strategy}, but the aggregate joins ${segments.length} results (AllResults)`, [loc(join)]);

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeFixture, testCheck } from './harness.js';
+
+testCheck('missing-start', {
+  invalid: [
+    {
+      // 3 agents, 2 starts, total_sub_runs 2: scan-apac vanished and nothing explains it.
+      fixture: 'trigger-vanished-agent.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: 'e5ece73b-4f41-4756-b52c-2c7da8a08f78',
+          messageIncludes: ['agent scan-apac: 1 expected child never started and the totals do not account for it', 'total_sub_runs 2 − 2 started = 0 < 1 missing'],
+          evidenceLines: ['trigger-vanished-agent.jsonl:6', 'trigger-vanished-agent.jsonl:11'],
+        },
+      ],
+    },
+    {
+      // total_sub_runs has room for it, but failed 0 does not cover a child that never ran.
+      fixture: 'trigger-counted-as-success.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: ['agent scan-apac', 'total_sub_runs 3 − 2 started = 1 ≥ 1 missing', 'failed 0 − 0 journaled failures = 0 does not cover it'],
+          evidenceLines: ['trigger-counted-as-success.jsonl:4', 'trigger-counted-as-success.jsonl:9'],
+        },
+      ],
+    },
+    {
+      // fork tester×4: 3 starts, total 4, failed 1 — a launch failure the totals explain.
+      fixture: 'trigger-setup-failure-info.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: ['agent tester: 1 expected child never started; the totals account for it as a setup or launch failure', 'total_sub_runs 4 − 3 started = 1 ≥ 1 missing', 'failed 1 − 0 journaled failures = 1 covers it'],
+          evidenceLines: ['trigger-setup-failure-info.jsonl:6', 'trigger-setup-failure-info.jsonl:13'],
+        },
+      ],
+    },
+    {
+      // An agent replaced by another (security-auditor ran instead of reviewer).
+      fixture: 'agent-set-mismatch/trigger-unknown-agent.jsonl',
+      findings: [{ severity: 'error', messageIncludes: 'agent reviewer: 1 expected child never started' }],
+    },
+  ],
+  valid: [
+    // sequential stopping after a success is sequential-stopped-early's business.
+    'trap-sequential-stop.jsonl',
+    // no delegation_completed: delegation-incomplete instead.
+    'trap-no-completion.jsonl',
+    // no sub-run event at all: the tracker was unbound (a Limits line).
+    'trap-no-subrun-events.jsonl',
+    // fork ×3 with three starts; adversarial_review sized by its totals.
+    'agent-set-mismatch/trap-fork.jsonl',
+    'agent-set-mismatch/trap-adversarial-review.jsonl',
+    // a retry does not stand in for, nor add to, the agent's start.
+    'retry-unlinked/trap-gen-b-order',
+  ],
+});
+
+describe('missing-start look-alikes', () => {
+  it('says under Limits that no sub-run event was journaled', async () => {
+    const report = await analyzeFixture('missing-start', 'trap-no-subrun-events.jsonl');
+    expect(report.delegations).toHaveLength(1);
+    expect(report.delegations[0].limits).toContain(
+      "No sub-run event was journaled for this delegation (the engine's tracker was not bound to a session); start, completion, totals and retry checks were skipped.",
+    );
+  });
+
+  it('leaves the delegation without a completion to delegation-incomplete', async () => {
+    const report = await analyzeFixture('missing-start', 'trap-no-completion.jsonl');
+    expect(report.delegations[0].findings.map((f) => f.id)).toEqual(['delegation-incomplete']);
+  });
+});

@@ -1,0 +1,58 @@
+import { testCheck } from './harness.js';
+
+testCheck('sequential-stopped-early', {
+  invalid: [
+    {
+      fixture: 'trigger-stop-on-success.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          delegation: 'c651dd2f-998d-488b-820b-7b833fddbfa5',
+          messageIncludes: ['stopped after stage 2 of 3 (sonnet-fixer, completed); opus-fixer never started', 'probably stop_on_success, which is not journaled'],
+          // started, the last stage's completion, delegation_completed
+          evidenceLines: ['trigger-stop-on-success.jsonl:6', 'trigger-stop-on-success.jsonl:12', 'trigger-stop-on-success.jsonl:13'],
+        },
+      ],
+    },
+    {
+      fixture: 'trigger-stop-after-pause.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: ['stopped after stage 1 of 2 (migrator, no completion); verifier never started', 'left unfinished (paused or waiting)'],
+          // the pause marker is what left the stage open
+          evidenceLines: ['trigger-stop-after-pause.jsonl:4', 'trigger-stop-after-pause.jsonl:7', 'trigger-stop-after-pause.jsonl:8'],
+        },
+      ],
+    },
+    {
+      fixture: 'trigger-stop-after-cancel.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: ['stopped after stage 1 of 2 (indexer, cancelled); summarizer never started', 'the stage was cancelled'],
+          evidenceLines: ['trigger-stop-after-cancel.jsonl:4', 'trigger-stop-after-cancel.jsonl:7', 'trigger-stop-after-cancel.jsonl:8'],
+        },
+      ],
+    },
+    {
+      // A failed stage falls through to the next; that one's admission failed (counted in totals).
+      fixture: 'totals-mismatch/trigger-setup-failure-info.jsonl',
+      findings: [{ severity: 'info', messageIncludes: ['stopped after stage 1 of 3 (haiku-fixer, failed); sonnet-fixer, opus-fixer never started', 'failed admission or start'] }],
+    },
+    {
+      // The shared sample: quick-fixer failed, deep-fixer succeeded, escalation legitimately never ran.
+      fixture: 'missing-start/trap-sequential-stop.jsonl',
+      findings: [{ severity: 'info', messageIncludes: 'stopped after stage 2 of 3 (deep-fixer, completed); escalation never started' }],
+    },
+  ],
+  valid: [
+    // every stage ran: two failures fell through to a success
+    'trap-all-stages-ran.jsonl',
+    // not sequential: pipeline and fan_out never "stop early"
+    'agent-set-mismatch/trap-retry-same-agent.jsonl',
+    'missing-start/trigger-vanished-agent.jsonl',
+    // a sequential delegation without delegation_completed is delegation-incomplete's
+    'missing-completion/trigger-crashed.jsonl',
+  ],
+});

@@ -1,0 +1,114 @@
+/** `trace-delegation list`, run as the real binary on the demo tree and checked against the files. */
+import { describe, expect, it } from 'vitest';
+import { runBin } from '../helpers/cli.js';
+import { allDemoLines, demoStarts, meta, tsNanos } from '../helpers/demo-tree.js';
+
+const HEAD = ['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'];
+
+/** The data rows of a cli-table3 table: cells of every `│ … │` line after the header. */
+function tableRows(stdout: string): string[][] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('│'))
+    .map((l) => l.slice(1, -1).split('│').map((c) => c.trim()));
+}
+
+let fullList: ReturnType<typeof runBin> | undefined;
+const listDemo = () => (fullList ??= runBin(['list', '--demo']));
+
+const newestFirst = () => [...demoStarts()].sort((a, b) => (tsNanos(b.ts) > tsNanos(a.ts) ? 1 : tsNanos(b.ts) < tsNanos(a.ts) ? -1 : 0));
+
+describe('trace-delegation list', () => {
+  it('prints a table of every delegation, newest first, with the documented columns', async () => {
+    const r = await listDemo();
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const [head, ...rows] = tableRows(r.stdout);
+    expect(head).toEqual(HEAD);
+    const starts = newestFirst();
+    expect(rows).toHaveLength(starts.length);
+    rows.forEach((row, i) => {
+      const s = starts[i];
+      expect(row[0]).toBe(s.ts.slice(0, 19));
+      expect(s.id.startsWith(row[1].replace(/…$/, ''))).toBe(true);
+      expect(s.parent.startsWith(row[3].replace(/…$/, ''))).toBe(true);
+    });
+    expect(r.stdout).toMatch(new RegExp(`\\n${starts.length} of ${starts.length} delegations, newest first\\n$`));
+  });
+
+  it('shows pattern, agents, journaled totals, status and finding counts per delegation', async () => {
+    const rows = tableRows((await listDemo()).stdout).slice(1);
+    const byId = (prefix: string) => rows.find((r) => r[1].startsWith(prefix))!;
+    expect(byId('5a0c7e3d')).toEqual(['2025-11-06T08:20:12', '5a0c7e3d-8f21…', 'fork', 'f0e02426-dd7…', 'tester×3', '3/0', 'completed', '0/0/0']);
+    // An open delegation: no totals, status open, its warning counted.
+    expect(byId('c8f05d3a').slice(5)).toEqual(['?/?', 'open', '0/1/0']);
+    expect(byId('9d41a6c8').slice(5, 7)).toEqual(['1/1', 'unfinished']);
+    const wrong = byId('2e6b8f47')[7].split('/').map(Number);
+    expect(wrong[0]).toBeGreaterThanOrEqual(2);
+  });
+
+  it('--limit N keeps the N newest', async () => {
+    const r = await runBin(['list', '--demo', '--limit', '3']);
+    const rows = tableRows(r.stdout).slice(1);
+    const starts = newestFirst();
+    expect(rows.map((row) => row[0])).toEqual(starts.slice(0, 3).map((s) => s.ts.slice(0, 19)));
+    expect(r.stdout).toContain(`\n3 of ${starts.length} delegations, newest first\n`);
+  });
+
+  it('scan options work before the subcommand too', async () => {
+    const [a, b] = [await runBin(['--demo', 'list', '--limit', '2']), await runBin(['list', '--limit', '2', '--sessions', 'fixtures/sessions'])];
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  it('rejects a bad --limit with exit 2', async () => {
+    const r = await runBin(['list', '--demo', '--limit', 'lots']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('trace-delegation: --limit must be a positive integer, not "lots"\n');
+  });
+});
+
+describe('trace-delegation list --events', () => {
+  const ROW = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) \| (\S+) +\| (\S{16}) \| (\S*) \| (.+):(\d+)$/;
+
+  it('prints the skill’s listing: ts | type | delegation id (16) | run id | file:line, in time order', async () => {
+    const r = await runBin(['list', '--events', '--demo', '--limit', '4']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    const byLoc = new Map(allDemoLines().map((l) => [`${l.file}:${l.line}`, l]));
+    const newest4 = new Set(newestFirst().slice(0, 4).map((s) => s.id));
+    // Every delegation event (and run marker) of the 4 newest delegations, each once.
+    const wanted = allDemoLines().filter((l) => {
+      const m = meta(l);
+      if (l.value?.type === 'sync_marker') return [...newest4].some((id) => allDemoLines().some((x) => meta(x).delegation_id === id && meta(x).sub_run_id === m.run_id));
+      return typeof l.value?.type === 'string' && l.value.type.startsWith('delegation_') && newest4.has(String(m.delegation_id));
+    });
+    expect(lines).toHaveLength(wanted.length);
+
+    let prev = -1n;
+    for (const text of lines) {
+      const m = ROW.exec(text);
+      expect(m, text).not.toBeNull();
+      const [, ts, type, did, run, file, line] = m!;
+      const src = byLoc.get(`${file}:${line}`);
+      expect(src, `${file}:${line}`).toBeDefined();
+      const v = src!.value!;
+      const md = meta(src!);
+      expect(type).toBe(v.type);
+      expect(ts).toBe(String(v.ts).slice(0, 19));
+      if (type !== 'sync_marker') expect(did).toBe(String(md.delegation_id).slice(0, 16));
+      // The skill's run column: sub_run_id, else parent_run_id, else retry_run_id (sync_marker: run_id).
+      expect(run).toBe(String(md.sub_run_id ?? md.parent_run_id ?? md.retry_run_id ?? md.run_id ?? ''));
+      const t = tsNanos(String(v.ts));
+      expect(t >= prev, `${text} is out of time order`).toBe(true);
+      prev = t;
+    }
+  });
+
+  it('interleaves a nested delegation with its outer one by time', async () => {
+    const r = await runBin(['list', '--events', '--sessions', 'fixtures/sessions/v1/users/b64-bG9jYWw/sessions/f27d3a6c-9e04-4b18-8d5a-b6c1e0f4a392.jsonl']);
+    const ids = r.stdout.trimEnd().split('\n').map((l) => ROW.exec(l)![3]);
+    expect(ids).toEqual(['b3e81f6a-2d4c-4a', 'b3e81f6a-2d4c-4a', 'b3e81f6a-2d4c-4a', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e81f6a-2d4c-4a', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e81f6a-2d4c-4a', 'b3e81f6a-2d4c-4a']);
+  });
+});

@@ -31,7 +31,7 @@ interface Ctx {
   events: TraceEvent[];
   pids: Map<string, number>;
   /** Where each attempt was drawn, for retry and nesting arrows. */
-  runs: Map<string, { pid: number; tid: number; ts: number }>;
+  runs: Map<string, { pid: number; tid: number; ts: number; end: number }>;
   flow: number;
 }
 
@@ -98,7 +98,7 @@ function delegationEvents(c: Ctx, d: DelegationReport, sortIndex: number): void 
   }
   for (const f of d.findings) {
     const at = f.runs.map((r) => c.runs.get(r)).find((x) => x && x.pid === pid);
-    const ts = at?.ts ?? (joinNs ? micros(joinNs, c.origin) : startNs ? micros(startNs, c.origin) : null);
+    const ts = at?.end ?? (joinNs ? micros(joinNs, c.origin) : startNs ? micros(startNs, c.origin) : null);
     if (ts === null) continue;
     c.events.push({ name: `finding ${f.id}`, cat: 'finding', ph: 'i', s: 't', pid, tid: at?.tid ?? TID_DELEGATION, ts, args: { severity: f.severity, message: f.message, runs: f.runs, evidence: f.evidence.map((e) => `${e.file}:${e.line}`) } });
   }
@@ -130,7 +130,7 @@ function attemptEvent(c: Ctx, d: DelegationReport, a: AttemptReport, pid: number
   if (startNs === null) {
     if (endNs === null) return;
     const ts = micros(endNs, c.origin);
-    c.runs.set(a.runId, { pid, tid, ts });
+    c.runs.set(a.runId, { pid, tid, ts, end: ts });
     c.events.push({ name: `${name} (no start journaled)`, cat: 'sub-run', ph: 'i', s: 't', pid, tid, ts, args });
     return;
   }
@@ -140,7 +140,7 @@ function attemptEvent(c: Ctx, d: DelegationReport, a: AttemptReport, pid: number
   c.events.push({ name, cat: 'sub-run', ph: 'X', pid, tid, ts, dur, ...(cname ? { cname } : {}), args });
   const prev = a.retryOf ? c.runs.get(a.retryOf) : undefined;
   if (prev) flow(c, 'retry', prev, { pid, tid, ts });
-  c.runs.set(a.runId, { pid, tid, ts });
+  c.runs.set(a.runId, { pid, tid, ts, end: ts + dur });
 }
 
 /** An arrow from one slice to another (retry → its original, nested delegation → its sub-run). */
@@ -176,4 +176,9 @@ export function chromeTrace(report: TraceReport): { traceEvents: TraceEvent[]; d
   };
 }
 
-export const formatChromeTrace: Formatter = (report) => `${JSON.stringify(chromeTrace(report), null, 1)}\n`;
+/** One event per line: diffable, and still a single JSON object the viewers load. */
+export const formatChromeTrace: Formatter = (report) => {
+  const { traceEvents, ...rest } = chromeTrace(report);
+  const head = Object.entries(rest).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',\n');
+  return `{"traceEvents":[\n${traceEvents.map((e) => JSON.stringify(e)).join(',\n')}\n],\n${head}}\n`;
+};

@@ -2,7 +2,7 @@
 import { parseTimestamp } from '../../journal/time.js';
 import type { AttemptReport, ChildReport, DelegationReport } from '../../report/types.js';
 import { agentLanes, instantMs, lastEventSeen, type Lane } from '../lanes.js';
-import { clip, esc } from './escape.js';
+import { clip, esc, visible } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration, linearScale, offset, ticks, type Scale } from './scale.js';
 import { statusClass, worstSeverity } from './status.js';
@@ -268,7 +268,8 @@ function tip(f: Frame, a: AttemptReport, open: boolean, late: boolean, findings:
   for (const m of a.markers) rows.push(['marker', `${m.action} at ${m.ts}`]);
   if (a.nested.length) rows.push(['nested', a.nested.join(', ')]);
   if (findings.length) rows.push(['findings', findings.join(', ')]);
-  return { title: `run ${a.runId}`, status: a.status ?? (open ? 'open' : 'unknown'), rows };
+  // Bidi overrides and control characters are spelled out here too: the card shows text as-is.
+  return { title: visible(`run ${a.runId}`), status: visible(a.status ?? (open ? 'open' : 'unknown')), rows: rows.map(([k, v]) => [k, visible(v)]) };
 }
 
 /** The same card as plain text, for the SVG `<title>` (works without scripts). */

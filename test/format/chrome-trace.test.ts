@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, runBin } from '../helpers/cli.js';
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts?: number;
+  dur?: number;
+  cat?: string;
+  s?: string;
+  id?: number;
+  args?: Record<string, unknown>;
+}
+
+async function trace(fixture: string): Promise<{ traceEvents: TraceEvent[]; displayTimeUnit: string; otherData: Record<string, string> }> {
+  const r = await runBin(['--sessions', path.join(FIXTURES, 'formats', fixture), '--all', '--format', 'chrome-trace', '--fail-on', 'none']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+const threadNames = (events: TraceEvent[]) => new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}/${e.tid}`, (e.args as { name: string }).name]));
+const slice = (events: TraceEvent[], run: string) => events.find((e) => e.ph === 'X' && e.args?.run_id === run)!;
+
+describe('--format chrome-trace', () => {
+  it('is a Trace Event Format object: complete events in microseconds, every lane and process named', async () => {
+    const t = await trace('nested-retry.jsonl');
+    expect(Array.isArray(t.traceEvents)).toBe(true);
+    expect(t.displayTimeUnit).toBe('ms');
+    const complete = t.traceEvents.filter((e) => e.ph === 'X');
+    expect(complete.length).toBe(2 + 4 + 2);
+    const names = threadNames(t.traceEvents);
+    const processes = new Set(t.traceEvents.filter((e) => e.ph === 'M' && e.name === 'process_name').map((e) => e.pid));
+    for (const e of complete) {
+      expect(typeof e.name).toBe('string');
+      expect(Number.isFinite(e.ts)).toBe(true);
+      expect(e.dur).toBeGreaterThanOrEqual(0);
+      expect(Number.isInteger(e.pid) && Number.isInteger(e.tid)).toBe(true);
+      expect(names.has(`${e.pid}/${e.tid}`)).toBe(true);
+      expect(processes.has(e.pid)).toBe(true);
+    }
+    for (const e of t.traceEvents) expect(['X', 'M', 'i', 's', 'f']).toContain(e.ph);
+  });
+
+  it('join contract: one lane per agent, the APAC slice ends 5 s after the join instant', async () => {
+    const t = await trace('join-late.jsonl');
+    const names = threadNames(t.traceEvents);
+    const lane = (run: string) => names.get(`${slice(t.traceEvents, run).pid}/${slice(t.traceEvents, run).tid}`);
+    expect(['r42-eu', 'r42-us', 'r42-apac'].map(lane)).toEqual(['eu', 'us', 'apac']);
+    expect(new Set(['r42-eu', 'r42-us', 'r42-apac'].map((r) => slice(t.traceEvents, r).tid)).size).toBe(3);
+    // ts 0 is the earliest journal timestamp (the delegation start at 10:00:00).
+    expect(t.otherData.origin).toBe('2025-11-03T10:00:00.000Z');
+    const join = t.traceEvents.find((e) => e.ph === 'i' && e.name.startsWith('join'))!;
+    expect(join.ts).toBe(20_000_000);
+    const apac = slice(t.traceEvents, 'r42-apac');
+    expect(apac.ts).toBe(70_000);
+    expect(apac.ts! + apac.dur!).toBe(25_000_000);
+    expect(apac.args).toMatchObject({ status: 'completed', late_after_join: true, output_preview: 'APAC price 110 (run r42)' });
+    const us = slice(t.traceEvents, 'r42-us');
+    expect(us.ts! + us.dur!).toBe(12_000_000);
+    expect(us.args).toMatchObject({ status: 'failed', error: 'upstream price feed returned 503' });
+    const finding = t.traceEvents.find((e) => e.name === 'finding late-result')!;
+    expect(finding).toMatchObject({ ph: 'i', tid: apac.tid, ts: 25_000_000 });
+  });
+
+  it('retries stay in their lane with a flow arrow; open runs end at the last event; nested delegations get a process', async () => {
+    const t = await trace('nested-retry.jsonl');
+    const first = slice(t.traceEvents, 'run-coder-1');
+    const retry = slice(t.traceEvents, 'run-coder-2');
+    expect(retry.tid).toBe(first.tid);
+    expect(retry.args).toMatchObject({ attempt: 2, retry_of: 'run-coder-1' });
+    const starts = t.traceEvents.filter((e) => e.ph === 's' && e.cat === 'retry');
+    expect(starts).toHaveLength(1);
+    const end = t.traceEvents.find((e) => e.ph === 'f' && e.id === starts[0].id)!;
+    expect([end.tid, end.ts]).toEqual([retry.tid, retry.ts]);
+
+    const reviewer = slice(t.traceEvents, 'run-reviewer');
+    expect(reviewer.args).toMatchObject({ open_ended: true, end_source: 'last_event_seen' });
+    expect(reviewer.ts! + reviewer.dur!).toBe(17_000_000);
+
+    const planner = slice(t.traceEvents, 'run-planner');
+    const writer = slice(t.traceEvents, 'run-writer');
+    expect(writer.pid).not.toBe(planner.pid);
+    const proc = t.traceEvents.find((e) => e.ph === 'M' && e.name === 'process_name' && e.pid === writer.pid)!;
+    expect((proc.args as { name: string }).name).toContain('nested, started by run run-planner');
+    expect(t.traceEvents.some((e) => e.ph === 's' && e.cat === 'nested' && e.pid === planner.pid)).toBe(true);
+  });
+});

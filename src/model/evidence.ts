@@ -69,7 +69,7 @@ export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<st
   const pause = lastMarker(run, 'pause');
   const pausedCompletion = run.completions.find((c) => c.status === 'paused');
   if (pause) return { cause: 'paused', detail: 'a pause marker names it', evidence: [loc(pause)] };
-  if (pausedCompletion) return { cause: 'paused', detail: 'its completion says paused (non-terminal)', evidence: [loc(pausedCompletion)] };
+  if (pausedCompletion) return { cause: 'paused', detail: 'a Gen A completion says paused, which is not terminal', evidence: [loc(pausedCompletion)] };
   if (d.completed?.aggregatedStatus === 'unfinished') return { cause: 'paused', detail: 'the delegation ended unfinished', evidence: [loc(d.completed)] };
   const cancel = lastMarker(run, 'cancel_requested');
   if (cancel) return { cause: 'cancelled', detail: 'cancel was requested and no cancelled completion followed', evidence: [loc(cancel)] };

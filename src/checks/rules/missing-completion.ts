@@ -30,7 +30,7 @@ export const missingCompletion: Check = {
       out.push({
         severity: why.cause === 'unknown' ? 'error' : 'warning',
         message: `sub-run ${run.runId} (agent ${run.agentId ?? '?'}) started but never completed: ${why.cause} (${why.detail})`,
-        evidence: [loc(run.starts[0]), ...why.evidence],
+        evidence: [loc(run.starts[0]), ...why.evidence.filter((l) => l.file !== run.starts[0].file || l.line !== run.starts[0].line)],
         runs: [run.runId],
         symptom: SYMPTOM_BY_CAUSE[why.cause],
       });

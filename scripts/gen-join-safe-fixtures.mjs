@@ -147,7 +147,7 @@ const B = '2026-03-12T14:00:00';
     { agent: 'beta', run: 'sr-beta', start: 0.02 },
   ], join: { t: 9.000002, total: 2, succeeded: 2, status: 'completed', preview: `alpha summary${SEP}beta summary` } });
   const betaDone = j.done(at(B, 9.000001), { delegation_id: 'd-lock-order', sub_run_id: 'sr-beta', agent_id: 'beta', status: 'completed', output_preview: 'beta summary' });
-  const d2 = delegation(j, { id: 'd-same-instant', parent: 'run-b', base: B, children: [
+  const d2 = delegation(j, { id: 'd-same-instant', parent: 'run-b', base: B, startedAt: 20, children: [
     { agent: 'gamma', run: 'sr-gamma', start: 20.01 },
   ] });
   const gammaDone = j.done(at(B, 45), { delegation_id: 'd-same-instant', sub_run_id: 'sr-gamma', agent_id: 'gamma', status: 'completed', output_preview: 'gamma summary' });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CHECKS_BY_ID } from '../checks/index.js';
+import { CHECK_META_BY_ID } from '../checks/catalog.js';
 import type { RuleSettings } from '../checks/run.js';
 import { SEVERITIES, type CheckOptions, type Severity } from '../checks/types.js';
 import { parseDuration } from '../journal/time.js';
@@ -34,8 +34,10 @@ export function loadConfig(explicit: string | undefined, cwd: string): Settings 
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if (!explicit && (err as NodeJS.ErrnoException).code === 'ENOENT') return { rules: {}, checkOptions: {} };
-    throw new UsageError(`cannot read config file ${explicit ?? CONFIG_FILE}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!explicit && code === 'ENOENT') return { rules: {}, checkOptions: {} };
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new UsageError(`cannot read config file ${explicit ?? CONFIG_FILE}: ${why}`);
   }
   let raw: unknown;
   try {
@@ -50,7 +52,7 @@ export function validateConfig(raw: unknown, name: string): Settings {
   const fail = (msg: string) => new UsageError(`config file ${name}: ${msg}`);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw fail('must be a JSON object');
   const c = raw as Record<string, unknown>;
-  for (const k of Object.keys(c)) if (!KEYS.has(k)) throw fail(`unknown key "${k}" (allowed: ${[...KEYS].filter((x) => x !== '$schema').join(', ')})`);
+  for (const k of Object.keys(c)) if (!KEYS.has(k)) throw fail(`unknown key "${k}"${suggestKey(k)} (allowed: ${[...KEYS].filter((x) => x !== '$schema').join(', ')})`);
   const settings: Settings = { rules: {}, checkOptions: {} };
   if (c.rules !== undefined) {
     if (typeof c.rules !== 'object' || c.rules === null || Array.isArray(c.rules)) throw fail('"rules" must be an object of check id → off|info|warning|error');
@@ -71,8 +73,14 @@ export function validateConfig(raw: unknown, name: string): Settings {
   return settings;
 }
 
+/** The flag spelling of a key (`max-fanout`, `max_fanout`) points to its config spelling (`maxFanout`). */
+function suggestKey(k: string): string {
+  const camel = k.replace(/^-+/, '').replace(/[-_]([a-z])/g, (_, ch: string) => ch.toUpperCase());
+  return camel !== k && KEYS.has(camel) ? `; did you mean "${camel}"?` : '';
+}
+
 export function parseRuleValue(id: string, v: unknown, fail: (m: string) => Error): Severity | 'off' {
-  if (!CHECKS_BY_ID.has(id) && !id.startsWith('contract-')) throw fail(`unknown check id (see \`trace-delegation rules\`)`);
+  if (!CHECK_META_BY_ID.has(id)) throw fail(`unknown check id (see \`trace-delegation rules\`)`);
   if (v === 'off' || (typeof v === 'string' && (SEVERITIES as readonly string[]).includes(v))) return v as Severity | 'off';
   throw fail(`must be off, info, warning or error, not ${JSON.stringify(v)}`);
 }

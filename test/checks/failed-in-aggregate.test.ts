@@ -1,0 +1,67 @@
+import { testCheck } from './harness.js';
+
+testCheck('failed-in-aggregate', {
+  invalid: [
+    {
+      fixture: '../join/failed-in-aggregate.jsonl',
+      findings: [
+        {
+          // Gen B: the gate rejected "stub" (line 6) and a retry replaced it, but the join (line 10) used "stub".
+          severity: 'error',
+          delegation: 'd-rejected-joined',
+          messageIncludes: 'the aggregate contains "stub", the output of sub-run sr-coder-1 (agent coder), whose final status is verification_failed',
+          evidenceLines: ['failed-in-aggregate.jsonl:6', 'failed-in-aggregate.jsonl:10'],
+        },
+        {
+          // fetch-us failed (line 15) yet the join counts succeeded=2 (line 16).
+          severity: 'error',
+          delegation: 'd-failed-counted',
+          messageIncludes: ['succeeded=2 but only 1 child had completed without error by the join', 'fetch-us (sr-fetch-us) failed with error "HTTP 429 Too Many Requests"'],
+          evidenceLines: ['failed-in-aggregate.jsonl:16', 'failed-in-aggregate.jsonl:15'],
+        },
+        {
+          // A 78-character failed preview embedded in an LlmGuided-style aggregate (no separator).
+          severity: 'error',
+          delegation: 'd-partial-embedded',
+          messageIncludes: 'the output of sub-run sr-researcher (agent researcher), whose final status is failed',
+          evidenceLines: ['failed-in-aggregate.jsonl:21', 'failed-in-aggregate.jsonl:22'],
+        },
+      ],
+    },
+    {
+      // Seed 000: the join counted the failed US child and APAC (still running), and joined yesterday's US price.
+      fixture: '../join/seed-000-any-artifact.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: 'deleg-r42',
+          messageIncludes: [
+            'succeeded=2 but only 1 child had completed without error by the join at 2026-03-10T10:00:20.000000000+00:00',
+            'us (r42-us) failed with error "US price service returned 503 Service Unavailable"',
+            'apac (r42-apac) was still running (it completed after the join, status completed)',
+          ],
+          evidenceLines: ['seed-000-any-artifact.jsonl:18', 'seed-000-any-artifact.jsonl:17', 'seed-000-any-artifact.jsonl:19'],
+        },
+        {
+          severity: 'error',
+          delegation: 'deleg-r42',
+          messageIncludes: [
+            'the aggregate contains "US price 97.5", the output of sub-run r41-us (agent us) of delegation deleg-r41 (parent run r41), not of this delegation',
+            "this delegation's own us run r42-us ended failed",
+          ],
+          evidenceLines: ['seed-000-any-artifact.jsonl:7', 'seed-000-any-artifact.jsonl:18'],
+        },
+      ],
+    },
+  ],
+  valid: [
+    // A failed run's preview that a completed run also produced; a short failed preview ("error")
+    // inside a longer segment; a nested delegation's failed draft relayed by the outer planner.
+    '../join/failed-in-aggregate-lookalike.jsonl',
+    // Yesterday's "EU price 102" equals today's own completed EU output; the aggregates hold only r42's runs.
+    '../join/seed-000-run-id-check.jsonl',
+    '../join/seed-000-deadline-25s.jsonl',
+    '../join/seed-000-quorum-1.jsonl',
+    '../join/seed-000-only-completed.jsonl',
+  ],
+});

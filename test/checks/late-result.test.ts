@@ -1,0 +1,41 @@
+import { testCheck } from './harness.js';
+
+testCheck('late-result', {
+  invalid: [
+    {
+      // Gen C fan_out: build-mac was still running at the join (line 8, unfinished); it completes at line 9.
+      fixture: '../join/late-result.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd-build-matrix',
+          messageIncludes: [
+            'sub-run sr-mac (agent build-mac) completed at 2026-03-12T14:01:15.000000000+00:00 (status completed)',
+            '12.5s after the join at 2026-03-12T14:01:02.500000000+00:00',
+            'its result was not in the join',
+          ],
+          evidenceLines: ['late-result.jsonl:8', 'late-result.jsonl:9'],
+        },
+      ],
+    },
+    {
+      // The seed-000 opening run: APAC lands at 25 s, the join was made at 20 s.
+      fixture: '../join/seed-000-any-artifact.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'deleg-r42',
+          messageIncludes: ['sub-run r42-apac (agent apac)', '5s after the join at 2026-03-10T10:00:20.000000000+00:00'],
+          evidenceLines: ['seed-000-any-artifact.jsonl:18', 'seed-000-any-artifact.jsonl:19'],
+        },
+      ],
+    },
+  ],
+  valid: [
+    // Line 7 follows the join (line 6) in the file but is 1 µs earlier (ts taken before the lock);
+    // line 11 is the join's own instant written with 9 fraction digits (a string compare calls it later).
+    '../join/late-result-lookalike.jsonl',
+    // APAC completes at the 25 s deadline itself.
+    '../join/seed-000-deadline-25s.jsonl',
+  ],
+});

@@ -1,0 +1,45 @@
+import { testCheck } from './harness.js';
+
+testCheck('retry-after-unknown', {
+  invalid: [
+    {
+      fixture: '../safe/retry-after-unknown.jsonl',
+      findings: [
+        {
+          // The same parent run re-delegates to the deployer 3 s after its timeout (line 4 → line 7).
+          severity: 'warning',
+          delegation: 'd-deploy-2',
+          messageIncludes:
+            'agent deployer runs again (sub-run sr-deploy-2) after sub-run sr-deploy-1 of delegation d-deploy-1 ended with an unknown outcome (it failed with a timeout: "agent execution timeout: shared deadline exceeded"); side effects may repeat',
+          evidenceLines: ['retry-after-unknown.jsonl:4', 'retry-after-unknown.jsonl:7'],
+        },
+        {
+          // A pipeline's third stage is the same agent as its timed-out first stage.
+          severity: 'warning',
+          delegation: 'd-migrate',
+          messageIncludes: 'agent migrator runs again (sub-run sr-migrate-2) after sub-run sr-migrate-1 ended with an unknown outcome',
+          evidenceLines: ['retry-after-unknown.jsonl:12', 'retry-after-unknown.jsonl:15'],
+        },
+      ],
+    },
+    {
+      // The first mailer run started (line 3) and never settled; the parent delegates to the mailer again.
+      fixture: '../safe/retry-after-unknown-never-settled.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd-notify-2',
+          messageIncludes: 'agent mailer runs again (sub-run sr-mail-2) after sub-run sr-mail-1 of delegation d-notify-1 ended with an unknown outcome (it started and never settled)',
+          evidenceLines: ['retry-after-unknown-never-settled.jsonl:3', 'retry-after-unknown-never-settled.jsonl:6'],
+        },
+      ],
+    },
+  ],
+  valid: [
+    // A fallback to another agent after a timeout; an admission timeout then the same agent; a clean
+    // failure then the same agent; fork children that all started before the shared deadline expired.
+    '../safe/retry-after-unknown-lookalike.jsonl',
+    // The sample: quick-fixer times out and deep-fixer (another agent) takes over.
+    '../../../shared/samples/astra-sample.jsonl',
+  ],
+});

@@ -1,0 +1,38 @@
+import { testCheck } from './harness.js';
+
+testCheck('silent-failure', {
+  invalid: [
+    {
+      fixture: '../safe/silent-failure.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd-silent',
+          messageIncludes: 'sub-run sr-coder (agent coder) is completed but carries error "tool crashed: cargo test exited 101"',
+          evidenceLines: ['silent-failure.jsonl:7'],
+        },
+        {
+          severity: 'warning',
+          messageIncludes: 'sub-run sr-tester (agent tester) is completed but its output_preview is null',
+          evidenceLines: ['silent-failure.jsonl:8'],
+        },
+        {
+          severity: 'warning',
+          messageIncludes: 'sub-run sr-writer (agent writer) is completed but its output_preview is blank',
+          evidenceLines: ['silent-failure.jsonl:9'],
+        },
+        {
+          // The wording heuristic is info, and says it is a heuristic.
+          severity: 'info',
+          messageIncludes: ['sub-run sr-fetcher (agent fetcher)', '"Could not reach the pricing API', 'this is a wording heuristic'],
+          evidenceLines: ['silent-failure.jsonl:10'],
+        },
+      ],
+    },
+  ],
+  valid: [
+    // Gen 0 (no output_preview key); "Error handling refactored …" and "Partition keys …" only look
+    // like failure reports; a loud failure (status failed); a retried original with an empty output.
+    '../safe/silent-failure-lookalike.jsonl',
+  ],
+});

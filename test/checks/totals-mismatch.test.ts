@@ -1,0 +1,74 @@
+import { testCheck } from './harness.js';
+
+testCheck('totals-mismatch', {
+  invalid: [
+    {
+      // Gen B: the retried original was counted as a third result (total 3, failed 1).
+      fixture: 'trigger-retry-counted.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: '59127f9a-8230-4e5e-89f4-a6da6433685a',
+          messageIncludes: [
+            'total_sub_runs is 3 but 2 children were journaled (retries folded) and every expected child started, so 1 extra result is unexplained',
+            'retried original ab284fdb-8479-4d57-a68e-ac98aa06b867 must not be counted',
+          ],
+          evidenceLines: ['trigger-retry-counted.jsonl:12'],
+        },
+      ],
+    },
+    {
+      // tester failed, yet the totals say 3 succeeded.
+      fixture: 'trigger-failure-counted-as-success.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: ['succeeded is 3 but 2 children succeeded (completed without error)', 'failed is 0 but 1 result did not succeed'],
+          evidenceLines: ['trigger-failure-counted-as-success.jsonl:14'],
+        },
+      ],
+    },
+    {
+      fixture: 'trigger-success-counted-as-failure.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: ['succeeded is 1 but 2 children succeeded', 'failed is 1 but 0 results did not succeed'],
+          evidenceLines: ['trigger-success-counted-as-failure.jsonl:12'],
+        },
+      ],
+    },
+    {
+      // Sequential: stage 2's model admission failed with no events; the totals count it. Info.
+      fixture: 'trigger-setup-failure-info.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: 'total_sub_runs 2 = 1 journaled child + 1 without events (setup or launch failures), counted in failed (1 + 1 = 2)',
+          evidenceLines: ['trigger-setup-failure-info.jsonl:7'],
+        },
+      ],
+    },
+    {
+      // fork tester×4 with a launch failure: 3 + 1 = 4, failed 0 + 1 = 1.
+      fixture: 'missing-start/trigger-setup-failure-info.jsonl',
+      findings: [{ severity: 'info', messageIncludes: 'total_sub_runs 4 = 3 journaled children + 1 without events (setup or launch failures), counted in failed (0 + 1 = 1)' }],
+    },
+    {
+      // An unlinkable retry makes the coder look like two children.
+      fixture: 'retry-unlinked/trigger-retry-of-unknown-run.jsonl',
+      findings: [{ severity: 'error', messageIncludes: ['total_sub_runs is 2 but 3 children were journaled', 'failed is 0 but 1 result did not succeed'] }],
+    },
+  ],
+  valid: [
+    // The retried original is not counted (Gen B, 3 children + 1 retry, total 3).
+    'trap-retried-original-not-counted.jsonl',
+    // Gen C: a paused child is counted in failed with no completion.
+    'trap-paused-counted-as-failed.jsonl',
+    'missing-completion/trigger-unfinished.jsonl',
+    // Gen A: the gated original completed, then verification_failed; the retry's result counts.
+    'retry-unlinked/trap-gen-a-order',
+    // No sub-run events: nothing to compare with (a Limits line instead).
+    'missing-start/trap-no-subrun-events.jsonl',
+  ],
+});

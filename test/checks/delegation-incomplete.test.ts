@@ -1,0 +1,61 @@
+import { testCheck } from './harness.js';
+
+const RUNNING = '34145727-59b3-4648-afde-4931be598fcf.jsonl';
+
+testCheck('delegation-incomplete', {
+  invalid: [
+    {
+      // Model admission failed: no start, no completion, and the session went on (turn_error, turn, session_end).
+      fixture: 'trigger-engine-error.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: '4f5fbff6-8a1e-4c1e-84a4-9f1f9175782d',
+          messageIncludes: ['no delegation_completed: engine error', 'goes on to line 11 after its last event'],
+          evidenceLines: ['trigger-engine-error.jsonl:6', 'trigger-engine-error.jsonl:11'],
+        },
+      ],
+    },
+    {
+      // Stage 1 completed and the process died: its completion is the last line of the file.
+      fixture: 'trigger-crashed.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: 'no delegation_completed: crashed (its events are the last lines of their files)',
+          evidenceLines: ['trigger-crashed.jsonl:4', 'trigger-crashed.jsonl:6'],
+        },
+      ],
+    },
+    {
+      // fork tester×2 in the v1 layout, newest line 4 minutes before the pinned now.
+      fixture: 'trigger-still-running',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: 'no delegation_completed: still running (the newest line in its files is 243s old)',
+          evidenceLines: [`${RUNNING}:4`, `${RUNNING}:8`],
+        },
+      ],
+    },
+    {
+      // The same journal once --stale-after is shorter than its silence: lines followed its last event.
+      fixture: 'trigger-still-running',
+      options: { staleAfterMs: 120_000 },
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error' }],
+    },
+    {
+      // Err after a start failure: the started children were settled as cancelled.
+      fixture: 'missing-start/trap-no-completion.jsonl',
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', evidenceLines: ['trap-no-completion.jsonl:4', 'trap-no-completion.jsonl:13'] }],
+    },
+  ],
+  valid: [
+    'missing-start/trap-no-subrun-events.jsonl',
+    // started and completed in different files (request vs tracker session).
+    'orphan-event/trap-start-in-other-file',
+    'retry-unlinked/trap-gen-a-order',
+    // No delegation_started at all: that is orphan-event's business.
+    'orphan-event/trigger-start-not-read',
+  ],
+});

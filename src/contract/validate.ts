@@ -239,7 +239,7 @@ function checkFailureHandling(data: Obj, add: Add): void {
 }
 
 // Words that say a subtask changes state outside itself (seed anti-pattern: mutating tasks without safety notes).
-const MUTATING = /\b(writes?|writing|stor(?:e|es|ed|ing)|persist\w*|delet\w*|remov\w*|insert\w*|updat\w*|upsert\w*|drop(?:s|ped|ping)?|deploy\w*|migrat\w*|commit\w*|push(?:es|ed|ing)?|publish\w*|send(?:s|ing)?|modif\w*|mutat\w*|overwrit\w*)\b/i;
+const MUTATING = /\b(writ(?:e|es|ing|ten)|wrote|stor(?:e|es|ed|ing)|persist\w*|delet\w*|remov\w*|insert\w*|updat\w*|upsert\w*|drop(?:s|ped|ping)?|deploy\w*|migrat\w*|commit\w*|push(?:es|ed|ing)?|publish\w*|send(?:s|ing)?|modif\w*|mutat\w*|overwrit\w*)\b/i;
 /** Keys that count as noting safety requirements, in constraints or on the subtask. */
 const SAFETY_KEYS = ['safety', 'requires_approval', 'requires_checkpoint', 'approval', 'checkpoint', 'rollback', 'backup', 'dry_run', 'idempotent', 'idempotency_key', 'risk'];
 

@@ -15,7 +15,7 @@ export const contractAbortIgnored: ContractCheck = {
     docs: {
       why: 'Abort means the first failure stops the delegation: later stages would work on missing or bad data (and may write it somewhere). The engine\'s sequential pattern falls through to the next stage after a failure, so an abort contract needs the caller to stop it.',
       example: 'contract: failure_handling {policy: abort}\ndelegation_sub_run_completed r-1 agent_id validator status failed at 10:00:20\ndelegation_sub_run_started r-2 agent_id enricher at 10:00:21',
-      reportLine: '- [error] contract-abort-ignored: subtask "enrich-data" (agent enricher, run r-2) started at …10:00:21+00:00, after run r-1 (subtask "validate-data") failed at …10:00:20+00:00; failure_handling.policy is abort (j.jsonl:4, j.jsonl:5)',
+      reportLine: '- [error] contract-abort-ignored: subtask "enrich-data" (agent enricher, run r-2) started at …10:00:21+00:00, after run r-1 (subtask "validate-data") ended failed at …10:00:20+00:00; failure_handling.policy is abort (j.jsonl:4, j.jsonl:5)',
       fix: 'Stop the delegation at the first failure (a pipeline that aborts, or a check between stages), or change the contract\'s policy to continue with a fallback.',
     },
   },

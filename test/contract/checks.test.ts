@@ -1,0 +1,230 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../src/analyze.js';
+import type { RuleSettings } from '../../src/checks/run.js';
+import type { Finding } from '../../src/checks/types.js';
+import { contractChecks, CONTRACT_CHECKS } from '../../src/contract/checks/index.js';
+import { contractLimits } from '../../src/contract/limits.js';
+import { loadContractFile } from '../../src/contract/load.js';
+import type { DelegationPlan } from '../../src/contract/types.js';
+import { validateContract } from '../../src/contract/validate.js';
+import type { TraceReport } from '../../src/report/types.js';
+import { ROOT } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
+
+const CONTRACTS = path.join(ROOT, 'fixtures', 'contracts');
+const NOW_MS = Date.parse('2030-01-01T00:00:00Z');
+const REVIEW = 'plans/parallel-review.yaml';
+const CONSENSUS = 'plans/parallel-review-consensus.yaml';
+const PIPELINE = 'plans/data-pipeline.yaml';
+
+async function planFile(rel: string): Promise<DelegationPlan> {
+  const loaded = await loadContractFile(path.join(CONTRACTS, rel));
+  const { plan } = validateContract(loaded.data, loaded.lineOf);
+  if (!plan) throw new Error(`${rel} is not a valid plan`);
+  return plan;
+}
+
+async function report(plan: DelegationPlan, source: { file: string } | { text: string }, rules: RuleSettings = {}): Promise<TraceReport> {
+  const input = 'file' in source ? { sessions: [path.join(CONTRACTS, 'journals', source.file)] } : { stdin: Readable.from([source.text]) };
+  const { report: r } = await analyze({ ...input, all: true, cwd: ROOT, env: {}, rules, checkOptions: { nowMs: NOW_MS }, extraChecks: contractChecks(plan), extraLimits: (d) => contractLimits(plan, 'plan.yaml', d) });
+  return r;
+}
+
+const contractFindings = (r: TraceReport): Finding[] => r.delegations.flatMap((d) => d.findings).filter((f) => f.id.startsWith('contract-'));
+
+interface Trigger {
+  plan: string;
+  journal: string;
+  severities: string[];
+  includes: string[];
+}
+
+/** For each contract check: the fixture journals that trigger it and look-alikes that must not. */
+const CASES: Record<string, { trigger: Trigger[]; clean: [plan: string, journal: string][] }> = {
+  'contract-missing-subtask': {
+    trigger: [{ plan: REVIEW, journal: 'review-missing-subtask.jsonl', severities: ['error'], includes: ['subtask "style-review" (agent style-agent) never ran', 'the delegation was not started with style-agent', '(subtasks[2])'] }],
+    clean: [[REVIEW, 'review-clean.jsonl'], [PIPELINE, 'pipeline-clean.jsonl']],
+  },
+  'contract-unexpected-agent': {
+    trigger: [{ plan: REVIEW, journal: 'review-unexpected-agent.jsonl', severities: ['error'], includes: ['agent docs-agent ran (run c0a7ac70-0003-4000-8000-000000000004) but the contract names no subtask for it'] }],
+    // review-clean retries perf-agent: a retry is the same subtask, not another agent run.
+    clean: [[REVIEW, 'review-clean.jsonl'], [PIPELINE, 'pipeline-retry-policy.jsonl']],
+  },
+  'contract-dependency-order': {
+    trigger: [
+      {
+        plan: PIPELINE,
+        journal: 'pipeline-dependency-order.jsonl',
+        severities: ['error', 'error'],
+        includes: ['subtask "enrich-data" (agent enricher, run c0a7ac70-0012-4000-8000-000000000002) started at 2025-11-03T10:00:00.200000000+00:00, 29.8s before its dependency "validate-data"', 'subtask "store-data"'],
+      },
+    ],
+    // Each stage starts 1 ms after the stage it depends on completed.
+    clean: [[PIPELINE, 'pipeline-clean.jsonl'], [REVIEW, 'review-clean.jsonl']],
+  },
+  'contract-retry-policy': {
+    trigger: [
+      { plan: REVIEW, journal: 'review-retry-policy.jsonl', severities: ['error'], includes: ['subtask "perf-review" (agent perf-agent) was retried 2 times', 'failure_handling.max_retries 1 allows 1'] },
+      { plan: PIPELINE, journal: 'pipeline-retry-policy.jsonl', severities: ['error'], includes: ['subtask "enrich-data" (agent enricher) was retried 1 time', 'failure_handling.policy is abort'] },
+    ],
+    // One retry, which max_retries 1 allows.
+    clean: [[REVIEW, 'review-clean.jsonl']],
+  },
+  'contract-abort-ignored': {
+    trigger: [{ plan: PIPELINE, journal: 'pipeline-abort-ignored.jsonl', severities: ['error', 'error'], includes: ['subtask "enrich-data" (agent enricher, run c0a7ac70-0014-4000-8000-000000000002) started at', 'ended failed at 2025-11-03T10:00:20.000000000+00:00; failure_handling.policy is abort'] }],
+    // The validator failed and nothing else started; and failures under policy continue are fine.
+    clean: [[PIPELINE, 'pipeline-aborted.jsonl'], [PIPELINE, 'pipeline-clean.jsonl'], [REVIEW, 'review-clean.jsonl']],
+  },
+  'contract-timeout': {
+    trigger: [{ plan: REVIEW, journal: 'review-timeout.jsonl', severities: ['warning'], includes: ['subtask "style-review" (agent style-agent, run c0a7ac70-0004-4000-8000-000000000003) ran 3m30s', 'its constraints.timeout is 3m (subtasks[2].contract.constraints.timeout)'] }],
+    // style-review 2m10s of 3m, security-review 4m20s of 5m, each perf-review attempt under 5m.
+    clean: [[REVIEW, 'review-clean.jsonl']],
+  },
+  'contract-merge-mismatch': {
+    trigger: [
+      { plan: REVIEW, journal: 'review-merge-mismatch.jsonl', severities: ['warning'], includes: ['merge_plan.strategy is aggregate, but the aggregate holds one result while 3 sub-runs succeeded with output'] },
+      { plan: CONSENSUS, journal: 'review-consensus-split.jsonl', severities: ['warning'], includes: ['merge_plan.strategy is consensus, but the 3 successful results have no strict majority (3 distinct outputs, the largest group has 1)'] },
+    ],
+    clean: [[REVIEW, 'review-clean.jsonl'], [CONSENSUS, 'review-consensus-agree.jsonl'], [PIPELINE, 'pipeline-clean.jsonl']],
+  },
+};
+
+describe('contract check registry', () => {
+  it('every contract check has a triggering and a clean fixture', () => {
+    expect(Object.keys(CASES).sort()).toEqual(CONTRACT_CHECKS.map((c) => c.meta.id).sort());
+    for (const c of Object.values(CASES)) {
+      expect(c.trigger.length).toBeGreaterThan(0);
+      expect(c.clean.length).toBeGreaterThan(0);
+    }
+  });
+
+  it.each(CONTRACT_CHECKS.map((c) => [c.meta.id, c] as const))('%s is a documented contract check in its own module', (id, c) => {
+    expect(id).toMatch(/^contract-[a-z-]+$/);
+    expect(c.meta.category).toBe('contract');
+    for (const field of ['why', 'example', 'reportLine', 'fix'] as const) expect(c.meta.docs[field].trim()).not.toBe('');
+    expect(c.meta.docs.reportLine.startsWith(`- [${c.meta.defaultSeverity}] ${id}: `) || c.meta.docs.reportLine.includes(`] ${id}: `)).toBe(true);
+    expect(existsSync(path.join(ROOT, 'src', 'contract', 'checks', `${id}.ts`))).toBe(true);
+  });
+});
+
+describe.each(Object.entries(CASES))('%s', (id, cases) => {
+  it.each(cases.trigger.map((t) => [t.journal, t] as const))('reports %s', async (_name, t) => {
+    const found = contractFindings(await report(await planFile(t.plan), { file: t.journal })).filter((f) => f.id === id);
+    expect(found.map((f) => f.severity)).toEqual(t.severities);
+    const text = found.map((f) => f.message).join('\n');
+    for (const s of t.includes) expect(text).toContain(s);
+    for (const f of found) expect(f.evidence.length).toBeGreaterThan(0);
+  });
+
+  it.each(cases.clean)('does not report %s with %s', async (plan, file) => {
+    const found = contractFindings(await report(await planFile(plan), { file })).filter((f) => f.id === id);
+    expect(found.map((f) => f.message)).toEqual([]);
+  });
+});
+
+describe('the clean journals are clean under their contracts', () => {
+  it.each([
+    [REVIEW, 'review-clean.jsonl'],
+    [PIPELINE, 'pipeline-clean.jsonl'],
+    [CONSENSUS, 'review-consensus-agree.jsonl'],
+  ])('%s / %s: no contract finding', async (plan, file) => {
+    expect(contractFindings(await report(await planFile(plan), { file })).map((f) => f.message)).toEqual([]);
+  });
+});
+
+describe('contract semantics', () => {
+  const D = 'del-1';
+  const P = 'parent-1';
+  const T = (s: number) => `2025-11-03T10:${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}.000000000+00:00`;
+  const sub = (id: string, agent: string, deps: string[] = [], constraints: Record<string, unknown> = {}) => ({ id, agent, contract: { inputs: {}, outputs: { out: 'string' }, constraints, verification: 'out present' }, dependencies: deps });
+  const mkPlan = (subtasks: ReturnType<typeof sub>[], strategy = 'custom', policy = 'continue', maxRetries = 0): DelegationPlan => {
+    const v = validateContract({ delegation: { task: 't' }, subtasks, merge_plan: { strategy }, failure_handling: { policy, max_retries: maxRetries } });
+    if (!v.plan) throw new Error(JSON.stringify(v.findings));
+    return v.plan;
+  };
+  const ran = (run: string, agent: string, start: number, end: number | null, status = 'completed', output = `${agent} done`) => [
+    ev.subStarted(T(start), { delegation_id: D, sub_run_id: run, parent_run_id: P, agent_id: agent }),
+    ...(end === null ? [] : [ev.subCompleted(T(end), { delegation_id: D, sub_run_id: run, agent_id: agent, status, output_preview: output, error: status === 'completed' ? null : 'boom' })]),
+  ];
+  const byId = (r: TraceReport, id: string) => contractFindings(r).filter((f) => f.id === id);
+
+  it('maps several subtasks on one agent in order of start', async () => {
+    const plan = mkPlan([sub('second', 'worker', ['first']), sub('first', 'worker')]);
+    const inOrder = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['worker', 'worker'] }), ...ran('run-a', 'worker', 1, 10), ...ran('run-b', 'worker', 11, 20), ev.completed(T(21), { delegation_id: D, pattern: 'sequential', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed' }));
+    const r = await report(plan, { text: inOrder });
+    expect(contractFindings(r)).toEqual([]);
+    // "first" has to run first (it is a dependency), so it takes the earlier run.
+    expect(r.delegations[0].limits.join('\n')).toContain('second→run-b, first→run-a');
+
+    const overlapping = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['worker', 'worker'] }), ...ran('run-a', 'worker', 1, 10), ...ran('run-b', 'worker', 2, 12), ev.completed(T(13), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed' }));
+    expect(byId(await report(plan, { text: overlapping }), 'contract-dependency-order').map((f) => f.message)).toEqual([expect.stringContaining('subtask "second" (agent worker, run run-b) started at 2025-11-03T10:00:02.000000000+00:00, 8s before its dependency "first" (run run-a)')]);
+  });
+
+  it('an extra run of a named agent is a warning; a dependency that never ran is an error', async () => {
+    const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta', ['c']), sub('c', 'gamma')]);
+    const text = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'alpha', 'beta'] }), ...ran('r1', 'alpha', 1, 5), ...ran('r2', 'alpha', 1, 6), ...ran('r3', 'beta', 1, 7), ev.completed(T(8), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 3, succeeded: 3, failed: 0, aggregated_status: 'completed' }));
+    const r = await report(plan, { text });
+    expect(byId(r, 'contract-unexpected-agent').map((f) => [f.severity, f.message])).toEqual([['warning', 'agent alpha ran 2 sub-runs but the contract assigns it 1 ("a"); extra: r2']]);
+    expect(byId(r, 'contract-dependency-order').map((f) => f.message)).toEqual([expect.stringContaining('its dependency "c" (agent gamma) never ran')]);
+    expect(byId(r, 'contract-missing-subtask').map((f) => f.severity)).toEqual(['error']);
+  });
+
+  it('a missing subtask of a delegation that never completed is a warning', async () => {
+    const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')]);
+    const text = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'beta'] }), ...ran('r1', 'alpha', 1, 5));
+    const missing = byId(await report(plan, { text }), 'contract-missing-subtask');
+    expect(missing.map((f) => [f.severity, f.message])).toEqual([['warning', expect.stringContaining('subtask "b" (agent beta) never ran') as unknown as string]]);
+  });
+
+  it('first_wins: several results joined, and stages started after a success', async () => {
+    const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')], 'first_wins');
+    const fan = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'beta'] }), ...ran('r1', 'alpha', 1, 5), ...ran('r2', 'beta', 1, 6), ev.completed(T(7), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'alpha done\n---\nbeta done' }));
+    expect(byId(await report(plan, { text: fan }), 'contract-merge-mismatch').map((f) => f.message)).toEqual(['merge_plan.strategy is first_wins, but the aggregate joins 2 results (AllResults)']);
+    const seq = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['alpha', 'beta'] }), ...ran('r1', 'alpha', 1, 5), ...ran('r2', 'beta', 6, 9), ev.completed(T(10), { delegation_id: D, pattern: 'sequential', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed' }));
+    expect(byId(await report(plan, { text: seq }), 'contract-merge-mismatch').map((f) => f.message)).toEqual([expect.stringContaining('1 more stage (beta run r2) started after run r1 had already succeeded')]);
+    // Stopping after the first success is what first_wins asks: the missing stage is information.
+    const stopped = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['alpha', 'beta'] }), ...ran('r1', 'alpha', 1, 5), ev.completed(T(6), { delegation_id: D, pattern: 'sequential', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }));
+    const r = await report(plan, { text: stopped });
+    expect(byId(r, 'contract-merge-mismatch')).toEqual([]);
+    expect(byId(r, 'contract-missing-subtask').map((f) => f.severity)).toEqual(['info']);
+  });
+
+  it('an open run is not measured against its timeout', async () => {
+    const plan = mkPlan([sub('a', 'alpha', [], { timeout: '30s' })]);
+    const text = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha'] }), ...ran('r1', 'alpha', 1, null), ev.completed(T(120), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 0, failed: 1, aggregated_status: 'failed' }));
+    expect(byId(await report(plan, { text }), 'contract-timeout')).toEqual([]);
+    const long = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha'] }), ...ran('r1', 'alpha', 1, 32), ev.completed(T(33), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'alpha done' }));
+    expect(byId(await report(plan, { text: long }), 'contract-timeout').map((f) => f.message)).toEqual([expect.stringContaining('ran 31s')]);
+  });
+
+  it('is held to the nested delegation that runs its agents, not to the outer one', async () => {
+    const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')]);
+    const text = journal(
+      ev.started(T(0), { delegation_id: 'outer', parent_run_id: 'root', pattern: 'fan_out', agent_ids: ['orchestrator'] }),
+      ev.subStarted(T(1), { delegation_id: 'outer', sub_run_id: 'orch-run', parent_run_id: 'root', agent_id: 'orchestrator' }),
+      ev.started(T(2), { delegation_id: 'inner', parent_run_id: 'orch-run', pattern: 'fan_out', agent_ids: ['alpha'] }),
+      ev.subStarted(T(3), { delegation_id: 'inner', sub_run_id: 'r1', parent_run_id: 'orch-run', agent_id: 'alpha' }),
+      ev.subCompleted(T(5), { delegation_id: 'inner', sub_run_id: 'r1', agent_id: 'alpha', status: 'completed', output_preview: 'alpha done' }),
+      ev.completed(T(6), { delegation_id: 'inner', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'alpha done' }),
+      ev.subCompleted(T(7), { delegation_id: 'outer', sub_run_id: 'orch-run', agent_id: 'orchestrator', status: 'completed', output_preview: 'delegated' }),
+      ev.completed(T(8), { delegation_id: 'outer', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'delegated' }),
+    );
+    const r = await report(plan, { text });
+    const outer = r.delegations.find((d) => d.id === 'outer')!;
+    const inner = r.delegations.find((d) => d.id === 'inner')!;
+    expect(outer.findings.filter((f) => f.id.startsWith('contract-'))).toEqual([]);
+    expect(outer.limits.join('\n')).toContain('was not applied to this delegation: it describes delegation inner');
+    expect(inner.findings.filter((f) => f.id.startsWith('contract-')).map((f) => f.id)).toEqual(['contract-missing-subtask']);
+  });
+
+  it('--rule contract-…=off and severity overrides apply to contract checks', async () => {
+    const plan = await planFile(REVIEW);
+    const off = await report(plan, { file: 'review-missing-subtask.jsonl' }, { 'contract-missing-subtask': 'off' });
+    expect(contractFindings(off)).toEqual([]);
+    const info = await report(plan, { file: 'review-missing-subtask.jsonl' }, { 'contract-missing-subtask': 'info' });
+    expect(contractFindings(info).map((f) => f.severity)).toEqual(['info']);
+  });
+});

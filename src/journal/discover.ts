@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -49,8 +49,8 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
     for (const p of paths) {
       const real = realPath(p);
       const kept = found.get(real);
-      // Prefer the file's own path over a link to it, so evidence names the real journal.
-      if (kept === undefined || (p === real && kept !== real)) found.set(real, p);
+      // Prefer the file's own entry over a link to it, so evidence names the real journal.
+      if (kept === undefined || (isLink(kept) && !isLink(p))) found.set(real, p);
     }
   }
   return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd));
@@ -72,6 +72,14 @@ function isRegularFile(p: string): boolean {
     return statSync(p).isFile();
   } catch {
     return false; // dangling link or link loop: not a journal
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

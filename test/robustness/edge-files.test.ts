@@ -1,0 +1,266 @@
+/**
+ * Files no journal writer means to produce but disks, crashes and users do: each one is read or
+ * reported, and never stops the rest of the tree from being read.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runMain, ROOT } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
+import { expectHealthy, LOCAL, removeTempDirs, runBinWithin, SAMPLE, tempDir, writeTree, type JsonStats } from './support.js';
+
+afterAll(removeTempDirs);
+
+interface Doc {
+  stats: JsonStats;
+  limits: string[];
+  delegations: {
+    id: string;
+    files: string[];
+    limits: string[];
+    findings: { id: string }[];
+    children: { attempts: { outputPreview: string | null; runId: string }[] }[];
+    timeline: { ts: string; text: string; line: number }[];
+  }[];
+}
+
+/** `--all --format json` over a root (or glob), in-process; must be a healthy run. */
+async function report(sessions: string, label: string, extra: string[] = []): Promise<Doc> {
+  const r = await runMain(['--sessions', sessions, '--all', '--format', 'json', ...extra]);
+  expectHealthy(r, label);
+  return JSON.parse(r.stdout) as Doc;
+}
+
+const SAMPLE_IDS = ['b7a2e915-3c6d-4f80-9e14-5d2c8a7b6f31', 'e19c4d73-8a2b-4e6f-b5d0-3f7a9c1e2b84'];
+const ids = (doc: Doc) => doc.delegations.map((d) => d.id).sort();
+
+const D = 'c0ffee00-0000-4000-8000-00000000beef';
+const started = ev.started('2026-03-10T10:00:00.000000000+00:00', { delegation_id: D, parent_run_id: 'parent', pattern: 'fan_out', agent_ids: ['writer'] });
+const subStarted = ev.subStarted('2026-03-10T10:00:01.000000000+00:00', { delegation_id: D, sub_run_id: 'run-1', parent_run_id: 'parent', agent_id: 'writer' });
+const completedWith = (preview: string) =>
+  ev.subCompleted('2026-03-10T10:00:02.000000000+00:00', { delegation_id: D, sub_run_id: 'run-1', agent_id: 'writer', status: 'completed', output_preview: preview });
+const done = ev.completed('2026-03-10T10:00:03.000000000+00:00', { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' });
+
+describe('huge lines', () => {
+  const HUGE = 24 * 1024 * 1024; // tens of MB, many times the reader's 1 MiB chunk
+
+  it('reads a delegation event whose preview is tens of MB, and the lines after it', async () => {
+    const root = tempDir('huge-delegation');
+    writeTree(root, { 'big.jsonl': journal(started, subStarted, completedWith('p'.repeat(HUGE)), done) });
+    const doc = await report(root, 'huge delegation line');
+    expect(doc.stats.malformedLines).toBe(0);
+    expect(doc.stats.lines).toBe(4);
+    const [d] = doc.delegations;
+    expect(d.children[0].attempts[0].outputPreview).toHaveLength(HUGE);
+    expect(d.timeline.map((t) => t.line)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('passes over a huge non-delegation event, type first or not, and reads what follows', async () => {
+    const root = tempDir('huge-other');
+    const big = 'q'.repeat(HUGE);
+    const typeFirst = JSON.stringify({ type: 'turn', ts: '2026-03-10T10:00:00.5Z', assistant_output: big });
+    const typeLast = JSON.stringify({ ts: '2026-03-10T10:00:00.6Z', assistant_output: big, type: 'llm_response_full' });
+    writeTree(root, { 'big.jsonl': journal(started, typeFirst, subStarted, typeLast, completedWith('ok'), done) });
+    const doc = await report(root, 'huge non-delegation line');
+    expect(doc.stats.lines).toBe(6);
+    expect(doc.stats.events).toBe(4);
+    expect(doc.stats.malformedLines).toBe(0);
+    expect(doc.delegations[0].timeline.map((t) => t.line)).toEqual([1, 3, 5, 6]);
+  });
+});
+
+describe('line structure', () => {
+  it('a file with no newline at all: its one event is kept and flagged as possibly still being written', async () => {
+    const root = tempDir('no-newline');
+    writeTree(root, { 'one.jsonl': started });
+    const doc = await report(root, 'no newline');
+    expect(ids(doc)).toEqual([D]);
+    expect(doc.stats).toMatchObject({ lines: 1, partialLines: 1, malformedLines: 0 });
+    expect(doc.delegations[0].limits.join('\n')).toMatch(/no trailing newline/);
+  });
+
+  it('a megabyte of binary junk with no newline is one unfinished line, not a crash', async () => {
+    const root = tempDir('junk');
+    const junk = Buffer.alloc(1 << 20);
+    for (let i = 0; i < junk.length; i++) junk[i] = ((i * 2654435761) >>> 24) | 0x80; // no 0x0a, never valid UTF-8
+    writeTree(root, { 'junk.jsonl': junk, 'good.jsonl': SAMPLE });
+    const doc = await report(root, 'binary junk');
+    expect(ids(doc)).toEqual(SAMPLE_IDS);
+    expect(doc.stats.partialLines).toBe(1);
+  });
+
+  it('an empty file: no delegation, no error; asking for the last delegation is one sentence and exit 2', async () => {
+    const root = tempDir('empty');
+    writeTree(root, { 'empty.jsonl': '' });
+    const doc = await report(root, 'empty file');
+    expect(doc.delegations).toEqual([]);
+    expect(doc.stats).toMatchObject({ files: 1, lines: 0, malformedLines: 0, unreadableFiles: 0 });
+    const last = await runMain(['--sessions', root]);
+    expect(last.code).toBe(2);
+    expect(last.stderr).toBe(`trace-delegation: no delegation_started event found in 1 journal file under ${root}\n`);
+  });
+
+  it('a file of only blank lines counts its lines and finds nothing malformed', async () => {
+    const root = tempDir('blank');
+    writeTree(root, { 'blank.jsonl': '\n\n   \n\t\n\r\n\n' });
+    const doc = await report(root, 'blank lines');
+    expect(doc.stats).toMatchObject({ lines: 6, malformedLines: 0, partialLines: 0, events: 0 });
+  });
+
+  it('CRLF line endings give the same report as LF', async () => {
+    const lf = tempDir('lf');
+    const crlf = tempDir('crlf');
+    writeTree(lf, { 's.jsonl': SAMPLE });
+    writeTree(crlf, { 's.jsonl': SAMPLE.replace(/\n/g, '\r\n') });
+    const [a, b] = [await report(lf, 'LF'), await report(crlf, 'CRLF')];
+    expect(b.stats.malformedLines).toBe(0);
+    expect(ids(b)).toEqual(SAMPLE_IDS);
+    const blocks = (doc: Doc, root: string) => JSON.stringify(doc.delegations.map((d) => [d.timeline, d.findings])).replaceAll(root, '<root>');
+    expect(blocks(b, crlf)).toBe(blocks(a, lf));
+  });
+
+  it('a UTF-8 byte order mark before the first event is skipped, not a malformed line', async () => {
+    const root = tempDir('bom');
+    writeTree(root, { 'bom.jsonl': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(journal(started, subStarted, completedWith('ok'), done))]) });
+    const doc = await report(root, 'BOM');
+    expect(doc.stats.malformedLines).toBe(0);
+    expect(doc.delegations[0].timeline.map((t) => t.line)).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('archives', () => {
+  it('a corrupt and a truncated .jsonl.gz are reported under Limits; the rest of the tree is read', async () => {
+    const root = tempDir('gz');
+    const gz = gzipSync(Buffer.from(SAMPLE));
+    const corrupt = Buffer.from(gz);
+    for (let i = 40; i < 80; i++) corrupt[i] ^= 0xa5;
+    writeTree(root, {
+      [`${LOCAL}/corrupt.jsonl.gz`]: corrupt,
+      [`${LOCAL}/truncated.jsonl.gz`]: gz.subarray(0, Math.floor(gz.length / 2)),
+      'not-gzip.jsonl.gz': 'plain text, not gzip',
+      [`${LOCAL}/good.jsonl`]: journal(started, subStarted, completedWith('ok'), done),
+    });
+    const doc = await report(root, 'corrupt gzip');
+    expect(ids(doc)).toContain(D);
+    expect(doc.stats.unreadableFiles).toBe(3);
+    const limits = [...doc.limits, ...doc.delegations.flatMap((d) => d.limits)].join('\n');
+    expect(limits).toMatch(/corrupt\.jsonl\.gz: corrupt gzip data \([^)]*\)/);
+    expect(limits).toMatch(/truncated\.jsonl\.gz: corrupt gzip data \([^)]*\); only the first \d+ lines were read\./);
+    expect(limits).toMatch(/not-gzip\.jsonl\.gz: corrupt gzip data \(incorrect header check\); not read\./);
+  });
+});
+
+describe('files that cannot be read', () => {
+  function unreadableTree(): { root: string; locked: string } {
+    const root = tempDir('unreadable');
+    chmodSync(root, 0o755);
+    writeTree(root, { 'good.jsonl': SAMPLE, 'locked.jsonl': journal(started) });
+    const locked = path.join(root, 'locked.jsonl');
+    chmodSync(path.join(root, 'good.jsonl'), 0o644);
+    chmodSync(locked, 0o000);
+    return { root, locked };
+  }
+
+  const expectReported = (stdout: string, root: string) => {
+    const doc = JSON.parse(stdout) as Doc;
+    expect(ids(doc)).toEqual(SAMPLE_IDS);
+    expect(doc.stats.unreadableFiles).toBe(1);
+    expect(doc.limits).toContain(`${path.join(root, 'locked.jsonl')}: permission denied; not read.`);
+  };
+
+  it('a file without read permission is reported; the others are read', async (ctx) => {
+    const { root } = unreadableTree();
+    if (process.getuid?.() === 0) {
+      // Root reads anything, so drop to an unprivileged user for the real binary (CI runs as root).
+      const nobody = 65534;
+      const canRun = (() => {
+        try {
+          execFileSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: nobody, gid: nobody, stdio: 'ignore' });
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      if (!canRun) ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
+      const r = await runBinWithin(['--sessions', root, '--all', '--format', 'json'], 20_000, { uid: nobody });
+      expectHealthy(r, 'unreadable file (as user 65534)');
+      expectReported(r.stdout, root);
+      return;
+    }
+    const r = await runMain(['--sessions', root, '--all', '--format', 'json']);
+    expectHealthy(r, 'unreadable file');
+    expectReported(r.stdout, root);
+  });
+});
+
+describe('entries that are not journal files', () => {
+  it('a directory named x.jsonl (or x.jsonl.gz) is not read, in the tree or named directly', async () => {
+    const root = tempDir('dirs');
+    mkdirSync(path.join(root, 'x.jsonl'));
+    mkdirSync(path.join(root, LOCAL, 'y.jsonl.gz'), { recursive: true });
+    writeTree(root, { 'good.jsonl': SAMPLE });
+    const doc = await report(root, 'directory named x.jsonl');
+    expect(doc.stats.files).toBe(1);
+    expect(doc.limits).toEqual([]);
+    const direct = await report(path.join(root, 'x.jsonl'), 'x.jsonl named directly');
+    expect(direct.stats.files).toBe(0);
+  });
+
+  it('symbolic link loops neither hang nor repeat a journal, with the layouts or a ** glob', async () => {
+    const root = tempDir('loops');
+    writeTree(root, { 'real.jsonl': SAMPLE, [`${LOCAL}/s.jsonl`]: journal(started, subStarted, completedWith('ok'), done) });
+    symlinkSync('.', path.join(root, 'loop-a'));
+    symlinkSync('.', path.join(root, 'loop-b'));
+    symlinkSync('../../../..', path.join(root, LOCAL, 'up'));
+    symlinkSync('self.jsonl', path.join(root, 'self.jsonl')); // a link to itself
+    symlinkSync('nowhere.jsonl', path.join(root, 'dangling.jsonl'));
+    symlinkSync('real.jsonl', path.join(root, 'alias.jsonl')); // the same journal under a second name
+    for (const sessions of [root, path.join(root, '**', '*.jsonl'), path.join(root, '*.jsonl')]) {
+      const r = await runBinWithin(['--sessions', sessions, '--all', '--format', 'json'], 20_000);
+      expect(r.timedOut, `${sessions} did not finish`).toBe(false);
+      expectHealthy(r, `symlink loops via ${sessions}`);
+      const doc = JSON.parse(r.stdout) as Doc;
+      const expectedIds = sessions.endsWith(`${path.sep}*.jsonl`) && !sessions.includes('**') ? SAMPLE_IDS : [...SAMPLE_IDS, D].sort();
+      expect(ids(doc), sessions).toEqual(expectedIds);
+      expect(doc.delegations.find((d) => d.id === SAMPLE_IDS[0])!.files, sessions).toEqual([path.join(root, 'real.jsonl')]);
+    }
+    const self = await runMain(['--sessions', path.join(root, 'self.jsonl')]);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toBe(`trace-delegation: sessions root ${path.join(root, 'self.jsonl')} is a loop of symbolic links\n`);
+  });
+
+  const hasMkfifo = (() => {
+    try {
+      execFileSync('mkfifo', ['--version'], { stdio: 'ignore' });
+      return process.platform !== 'win32';
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!hasMkfifo)('a FIFO named *.jsonl never blocks the scan: skipped in the tree, reported when named', async () => {
+    const root = tempDir('fifo');
+    writeTree(root, { 'good.jsonl': SAMPLE });
+    mkdirSync(path.join(root, LOCAL), { recursive: true });
+    execFileSync('mkfifo', [path.join(root, 'pipe.jsonl'), path.join(root, LOCAL, 'pipe.jsonl'), path.join(root, 'pipe.jsonl.gz')]);
+    // The three ways a tree is searched, in one run: each reaches good.jsonl, which is read once.
+    const trees = [root, path.join(root, '*.jsonl'), path.join(root, '**', '*.jsonl*')].flatMap((s) => ['--sessions', s]);
+    const r = await runBinWithin([...trees, '--all', '--format', 'json'], 20_000);
+    expect(r.timedOut, 'the scan blocked on a FIFO').toBe(false);
+    expectHealthy(r, 'FIFOs in the tree');
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(ids(doc)).toEqual(SAMPLE_IDS);
+    expect(doc.stats.files).toBe(1);
+    expect(doc.limits).toEqual([]);
+    // Named directly, a FIFO or a device is reported and the other roots are still read.
+    const named = [path.join(root, 'pipe.jsonl'), '/dev/zero'];
+    const direct = await runBinWithin([...named.flatMap((n) => ['--sessions', n]), '--sessions', path.join(root, 'good.jsonl'), '--all', '--format', 'json'], 20_000);
+    expect(direct.timedOut, 'a FIFO or device named directly blocked').toBe(false);
+    expectHealthy(direct, 'FIFO and /dev/zero named directly');
+    const directDoc = JSON.parse(direct.stdout) as Doc;
+    expect(ids(directDoc)).toEqual(SAMPLE_IDS);
+    expect(directDoc.limits.sort()).toEqual(named.map((n) => `${n}: not a regular file; not read.`).sort());
+  });
+});

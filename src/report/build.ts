@@ -68,6 +68,7 @@ function attemptReport(run: SubRun): AttemptReport {
     attempt: run.attempt,
     retryOf: run.retryOf,
     retryReason: run.retryEvent?.reason ?? null,
+    retryAttempt: run.retryEvent?.attempt ?? null,
     depth: start?.depth ?? null,
     status: end?.status ?? null,
     error: end?.error ?? null,
@@ -79,7 +80,7 @@ function attemptReport(run: SubRun): AttemptReport {
     open: !!start && !run.completions.some((c) => c.status !== 'paused'),
     markers: run.markers.map((m) => ({ action: m.action, ts: m.ts, file: m.file, line: m.line })),
     nested: run.nested.map((n) => n.key),
-    evidence: [...run.starts, ...run.completions].map(loc),
+    evidence: [...(run.retryEvent ? [run.retryEvent] : []), ...run.starts, ...run.completions].map(loc),
   };
 }
 

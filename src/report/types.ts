@@ -1,7 +1,7 @@
 import type { Finding } from '../checks/types.js';
 import type { Location } from '../journal/types.js';
 
-/** Bumped on any breaking change to the JSON document (docs/json-schema.md). */
+/** Bumped on any breaking change to the JSON document (docs/json.md). */
 export const SCHEMA_VERSION = 1;
 
 export type TimelineKind = 'started' | 'sub-run started' | 'retry' | 'sub-run completed' | 'delegation completed' | 'marker';
@@ -26,6 +26,8 @@ export interface AttemptReport {
   attempt: number;
   retryOf: string | null;
   retryReason: string | null;
+  /** `attempt` as journaled on the delegation_retry that created this run (null without one). */
+  retryAttempt: number | null;
   depth: number | null;
   status: string | null;
   error: string | null;

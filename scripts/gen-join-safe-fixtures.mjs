@@ -203,7 +203,16 @@ const B = '2026-03-12T14:00:00';
     { agent: 'drafter-1', run: 'sr-drafter-1', start: 21.01, end: 40, preview: 'Section 1 done', depth: 2 },
     { agent: 'drafter-2', run: 'sr-drafter-2', start: 21.02, end: 45, status: 'failed', error: 'context window exceeded', preview: 'partial draft of section 2', depth: 2 },
   ], join: { t: 45.5, total: 2, succeeded: 1, status: 'partial', preview: 'Section 1 done' } });
-  writeFixture('join', 'failed-in-aggregate-lookalike', [j.sessionStart(at(B, -0.000001)), ...byTime(same, short, outer, inner)]);
+  // Trap 4: a reviewer quotes another delegation's output (40+ characters) in its own output.
+  const coded = 'Refactored the retry loop in client.rs to use jittered backoff';
+  const quoted = delegation(j, { id: 'd-code', parent: 'run-4', base: B, startedAt: 70, children: [
+    { agent: 'coder', run: 'sr-coder', start: 70.01, end: 90, preview: coded },
+  ], join: { t: 90.5, total: 1, succeeded: 1, status: 'completed', preview: coded } });
+  const review = `Reviewed "${coded}": looks correct, one nit on naming`;
+  const quoting = delegation(j, { id: 'd-review', parent: 'run-5', base: B, startedAt: 95, children: [
+    { agent: 'reviewer', run: 'sr-reviewer', start: 95.01, end: 110, preview: review },
+  ], join: { t: 110.5, total: 1, succeeded: 1, status: 'completed', preview: review } });
+  writeFixture('join', 'failed-in-aggregate-lookalike', [j.sessionStart(at(B, -0.000001)), ...byTime(same, short, outer, inner, quoted, quoting)]);
 }
 
 // ---------- foreign-parent ----------

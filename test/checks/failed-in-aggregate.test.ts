@@ -56,7 +56,8 @@ testCheck('failed-in-aggregate', {
   ],
   valid: [
     // A failed run's preview that a completed run also produced; a short failed preview ("error")
-    // inside a longer segment; a nested delegation's failed draft relayed by the outer planner.
+    // inside a longer segment; a nested delegation's failed draft relayed by the outer planner; a
+    // reviewer quoting another delegation's output inside its own.
     '../join/failed-in-aggregate-lookalike.jsonl',
     // Yesterday's "EU price 102" equals today's own completed EU output; the aggregates hold only r42's runs.
     '../join/seed-000-run-id-check.jsonl',

@@ -81,23 +81,22 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: Dele
   const agg = join.aggregatedOutputPreview;
   if (typeof agg !== 'string' || agg.trim() === '') return [];
   const segments = new Set(agg.split(SEPARATOR).map((s) => s.trim()).filter(Boolean));
-  const contains = (preview: string): boolean => {
-    if (segments.has(preview)) return true;
-    // A preview truncated by the journal (500 chars + "…") can only match by its kept prefix.
-    const core = preview.endsWith('…') ? preview.slice(0, -1) : preview;
-    return core.length >= MIN_SUBSTRING && agg.includes(core);
-  };
-  // Text a completed run of this delegation produced is this delegation's own, whoever else wrote it too.
-  const own = new Set<string>();
+  // A preview truncated by the journal (500 chars + "…") can only match by its kept prefix.
+  const core = (preview: string) => (preview.endsWith('…') ? preview.slice(0, -1) : preview);
+  const contains = (preview: string): boolean => segments.has(preview) || (core(preview).length >= MIN_SUBSTRING && agg.includes(core(preview)));
+  // What a run of this delegation completed by the join is its own output, whoever else wrote it too;
+  // and a text it quotes in its own output reached the aggregate through that run.
+  const own: string[] = [];
   for (const run of d.runs.values()) {
-    const c = finalTerminal(run);
-    if (c?.status === 'completed' && c.outputPreview?.trim()) own.add(c.outputPreview.trim());
+    const c = settledAtJoin(run, join);
+    if (c?.status === 'completed' && c.outputPreview?.trim()) own.push(c.outputPreview.trim());
   }
+  const ownOutput = (p: string) => own.includes(p) || (core(p).length >= MIN_SUBSTRING && own.some((o) => o.includes(core(p))));
   const out: Report[] = [];
   const reported = new Set<string>();
   const report = (c: SubRunCompletedEvent, label: string, runId: string) => {
     const p = c.outputPreview?.trim();
-    if (!p || own.has(p) || reported.has(p) || !contains(p)) return;
+    if (!p || ownOutput(p) || reported.has(p) || !contains(p)) return;
     // Only an artifact that existed before the join can have been joined.
     if (join.time && c.time && compareInstants(c.time, join.time) > 0) return;
     reported.add(p);

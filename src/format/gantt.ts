@@ -6,7 +6,7 @@ import type { AttemptReport, DelegationReport } from '../report/types.js';
  * close the Markdown fence, so none of them may pass.
  */
 export function mermaidText(s: string, max = 60): string {
-  const kept = s.replace(/[^\p{L}\p{N} _.\-()/+=@]/gu, ' ').replace(/\s+/g, ' ').trim();
+  const kept = s.replace(/[^\p{L}\p{N} _.\-()/+=]/gu, ' ').replace(/\s+/g, ' ').trim();
   const cut = kept.length > max ? `${kept.slice(0, max - 1).trimEnd()}…` : kept;
   return cut || '?';
 }

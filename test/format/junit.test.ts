@@ -1,0 +1,78 @@
+import { SaxesParser } from 'saxes';
+import { describe, expect, it } from 'vitest';
+import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat } from './ci-run.js';
+
+interface XmlNode {
+  name: string;
+  attributes: Record<string, string>;
+  children: XmlNode[];
+  text: string;
+}
+
+/** Parses with saxes, a strict XML 1.0 parser: any well-formedness error (or illegal character) throws. */
+function parseXml(xml: string): XmlNode {
+  const parser = new SaxesParser();
+  const root: XmlNode = { name: '#document', attributes: {}, children: [], text: '' };
+  const stack = [root];
+  parser.on('error', (e) => {
+    throw e;
+  });
+  parser.on('opentag', (tag) => {
+    const node: XmlNode = { name: tag.name, attributes: tag.attributes as Record<string, string>, children: [], text: '' };
+    stack.at(-1)!.children.push(node);
+    stack.push(node);
+  });
+  parser.on('text', (t) => (stack.at(-1)!.text += t));
+  parser.on('closetag', () => stack.pop());
+  parser.write(xml).close();
+  return root.children[0];
+}
+
+const all = (n: XmlNode, name: string): XmlNode[] => [...(n.name === name ? [n] : []), ...n.children.flatMap((c) => all(c, name))];
+// What XML 1.0 cannot carry is dropped; everything else must round-trip.
+const xmlSafe = (s: string) => s.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '');
+
+describe('--format junit', () => {
+  it('matches the reviewed XML for the shared sample: clean delegations are passing cases', async () => {
+    const r = await runFormat('junit', SAMPLE);
+    expect(r.code).toBe(0);
+    await expect(r.stdout).toMatchFileSnapshot('./__snapshots__/sample.junit.xml');
+    const doc = parseXml(r.stdout);
+    expect(doc.name).toBe('testsuites');
+    const suites = all(doc, 'testsuite');
+    expect(suites).toHaveLength(2);
+    expect(all(doc, 'failure')).toHaveLength(0);
+    // Info findings are below --fail-on error: listed in the suite's output, not failing.
+    expect(all(suites[1], 'system-out')[0].text).toMatch(/^\[info\] sequential-stopped-early: /);
+  });
+
+  it('has one failing case per finding at or above --fail-on', async () => {
+    const findings = (await reportFor(SAMPLE)).delegations.flatMap((d) => d.findings);
+    const doc = parseXml((await runFormat('junit', SAMPLE, ['--fail-on', 'info'])).stdout);
+    const failures = all(doc, 'failure');
+    expect(failures.map((f) => f.attributes.type)).toEqual(findings.map((f) => f.id));
+    expect(failures.map((f) => f.attributes.message)).toEqual(findings.map((f) => f.message));
+    expect(doc.attributes).toMatchObject({ tests: String(1 + findings.length), failures: String(findings.length) });
+    const clean = all(doc, 'testsuite')[0];
+    expect(all(clean, 'testcase').map((t) => t.attributes.name)).toEqual(['no finding at or above info']);
+  });
+
+  it('is well-formed with the failing run fixture', async () => {
+    const r = await runFormat('junit', RETRY_AND_FAILURE);
+    expect(r.code).toBe(1);
+    await expect(r.stdout).toMatchFileSnapshot('./__snapshots__/retry-and-failure.junit.xml');
+    const [testcase] = all(parseXml(r.stdout), 'testcase');
+    expect(testcase.attributes).toMatchObject({ classname: 'trace-delegation.f0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b', file: 'fixtures/formats/retry-and-failure.jsonl', line: '5' });
+  });
+
+  it('escapes hostile text and drops characters XML 1.0 forbids, keeping the rest intact', async () => {
+    const [finding] = (await reportFor(HOSTILE_TEXT)).delegations[0].findings;
+    const r = await runFormat('junit', HOSTILE_TEXT, ['--fail-on', 'info']);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
+    const doc = parseXml(r.stdout);
+    const [failure] = all(doc, 'failure');
+    expect(failure.attributes.message).toBe(xmlSafe(finding.message));
+    expect(failure.text.startsWith(xmlSafe(`[info] timeout-as-failure: ${finding.message}\n`))).toBe(true);
+    expect(all(doc, 'script')).toEqual([]);
+  });
+});

@@ -1,0 +1,51 @@
+import MarkdownIt from 'markdown-it';
+import { describe, expect, it } from 'vitest';
+import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat } from './ci-run.js';
+
+const mermaidBlocks = (md: string) => [...md.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+
+// The only statements the formatter may emit inside a gantt block; anything else is an escape.
+const GANTT_LINE = /^(gantt|    title [^#:;%`\n]+|    dateFormat x|    axisFormat %H:%M:%S|    section [^#:;%`\n]+|    attempt \d+ [^#:;%`\n]+ :(?:(?:crit|done|active), )?r\d+, \d+, \d+)$/u;
+
+describe('--format markdown', () => {
+  it('matches the reviewed report for the shared sample', async () => {
+    const r = await runFormat('markdown', SAMPLE);
+    expect(r.code).toBe(0);
+    await expect(r.stdout).toMatchFileSnapshot('./__snapshots__/sample.md');
+  });
+
+  it('draws one gantt per delegation: a section per agent, failed runs crit, retries as their own bars', async () => {
+    const r = await runFormat('markdown', RETRY_AND_FAILURE);
+    expect(r.code).toBe(1);
+    await expect(r.stdout).toMatchFileSnapshot('./__snapshots__/retry-and-failure.md');
+    const [gantt, ...more] = mermaidBlocks(r.stdout);
+    expect(more).toEqual([]);
+    const lines = gantt.split('\n');
+    for (const line of lines) expect(line).toMatch(GANTT_LINE);
+    expect(lines.filter((l) => l.startsWith('    section ')).map((l) => l.slice(12))).toEqual(['coder', 'tester', 'writer']);
+    const report = await reportFor(RETRY_AND_FAILURE);
+    const coder = report.delegations[0].children.find((c) => c.agentId === 'coder')!;
+    // The rejected first attempt is crit and the retry names the run it retries.
+    expect(gantt).toContain(`    attempt 1 coder verification_failed :crit, r1, ${Math.round(coder.attempts[0].startMs!)}, ${Math.round(coder.attempts[0].endMs!)}`);
+    expect(gantt).toMatch(/\n {4}attempt 2 coder retry of 1c0de000 completed :done, r2, \d+, \d+\n/);
+    expect(gantt).toMatch(/\n {4}attempt 1 tester failed :crit, r3, \d+, \d+\n/);
+    // The writer never reported back: an open bar up to the delegation's completion.
+    expect(gantt).toContain(`    attempt 1 writer open :active, r4, ${Math.round(report.delegations[0].children[2].attempts[0].startMs!)}, ${Math.round(report.delegations[0].completedMs!)}`);
+  });
+
+  it('keeps model-written text inert: no HTML, links, mentions or chart statements come from the journal', async () => {
+    const r = await runFormat('markdown', HOSTILE_TEXT);
+    await expect(r.stdout).toMatchFileSnapshot('./__snapshots__/hostile-text.md');
+    for (const line of mermaidBlocks(r.stdout).join('\n').split('\n')) expect(line).toMatch(GANTT_LINE);
+    const html = new MarkdownIt({ html: true, linkify: false }).render(r.stdout);
+    expect(html).not.toMatch(/<script|<b>|<\/b>|<a /);
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    // The finding's table row stayed one row of four cells.
+    const row = html.split('</tr>').find((tr) => tr.includes('timeout-as-failure'))!;
+    expect(row.match(/<td>/g)).toHaveLength(4);
+    // GitHub links @name and #12; a zero-width space after @ and # keeps them plain text.
+    expect(r.stdout).not.toMatch(/@octocat|#12/);
+    expect(r.stdout).toContain('@&#8203;octocat');
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+  });
+});

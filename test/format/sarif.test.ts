@@ -1,0 +1,101 @@
+// The SARIF output is validated against the OASIS SARIF 2.1.0 schema shipped in test/
+// (Schemata/sarif-schema-2.1.0.json of the OASIS SARIF TC, errata01), with Ajv's draft-04 mode.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Ajv from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { CHECKS } from '../../src/checks/index.js';
+import { ROOT } from '../helpers/cli.js';
+import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat, withoutVersion } from './ci-run.js';
+
+const schema = JSON.parse(readFileSync(path.join(ROOT, 'test', 'sarif-schema-2.1.0.json'), 'utf8'));
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats(ajv);
+const validate = ajv.compile(schema);
+
+/** Rule texts come from the check registry (tested below); the snapshot keeps their ids and levels. */
+function snapshotView(stdout: string): string {
+  const log = JSON.parse(withoutVersion(stdout));
+  const driver = log.runs[0].tool.driver;
+  driver.rules = driver.rules.map((r: { id: string; defaultConfiguration: { level: string } }) => `${r.id} (${r.defaultConfiguration.level})`);
+  return `${JSON.stringify(log, null, 2)}\n`;
+}
+
+function expectValid(log: unknown) {
+  const ok = validate(log);
+  expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
+  expect(ok).toBe(true);
+}
+
+interface SarifResult {
+  ruleId: string;
+  ruleIndex: number;
+  level: string;
+  message: { text: string };
+  locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string }; region?: { startLine: number } } }[];
+  relatedLocations?: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[];
+  properties: { delegation: string };
+}
+
+describe('--format sarif', () => {
+  it('the validator rejects a log that breaks the schema (so a pass means something)', () => {
+    expect(validate({ version: '2.1.0', runs: [{ tool: { driver: { name: 'x' } }, results: [{ message: { text: 'm' }, level: 'fatal' }] }] })).toBe(false);
+    expect(validate({ version: '2.0.0', runs: [] })).toBe(false);
+  });
+
+  it('matches the reviewed log for the shared sample and validates', async () => {
+    const r = await runFormat('sarif', SAMPLE);
+    expect(r.code).toBe(0);
+    await expect(snapshotView(r.stdout)).toMatchFileSnapshot('./__snapshots__/sample.sarif');
+    expectValid(JSON.parse(r.stdout));
+  });
+
+  it('has one rule per check id and one result per finding at its journal file and line', async () => {
+    const r = await runFormat('sarif', RETRY_AND_FAILURE);
+    const log = JSON.parse(r.stdout);
+    expectValid(log);
+    const run = log.runs[0];
+    const rules = run.tool.driver.rules as { id: string; shortDescription: { text: string }; help: { text: string; markdown: string }; defaultConfiguration: { level: string } }[];
+    expect(rules.map((x) => x.id)).toEqual(CHECKS.map((c) => c.meta.id));
+    for (const [i, c] of CHECKS.entries()) {
+      expect(rules[i].shortDescription.text).toBe(c.meta.description);
+      expect(rules[i].help.text).toContain(c.meta.docs.fix);
+      expect(rules[i].defaultConfiguration.level).toBe({ error: 'error', warning: 'warning', info: 'note' }[c.meta.defaultSeverity]);
+    }
+    const findings = (await reportFor(RETRY_AND_FAILURE)).delegations.flatMap((d) => d.findings);
+    const results = run.results as SarifResult[];
+    expect(results).toHaveLength(findings.length);
+    for (const [i, f] of findings.entries()) {
+      expect(results[i].ruleId).toBe(f.id);
+      expect(rules[results[i].ruleIndex].id).toBe(f.id);
+      expect(results[i].level).toBe({ error: 'error', warning: 'warning', info: 'note' }[f.severity]);
+      expect(results[i].locations[0].physicalLocation).toEqual({ artifactLocation: { uri: f.evidence[0].file, uriBaseId: '%SRCROOT%' }, region: { startLine: f.evidence[0].line } });
+      expect(results[i].relatedLocations?.map((l) => [l.physicalLocation.artifactLocation.uri, l.physicalLocation.region.startLine])).toEqual(f.evidence.slice(1).map((e) => [e.file, e.line]));
+      expect(results[i].properties.delegation).toBe(f.delegation);
+    }
+    await expect(snapshotView(r.stdout)).toMatchFileSnapshot('./__snapshots__/retry-and-failure.sarif');
+  });
+
+  it('stays valid with hostile text; brackets cannot form embedded links and controls are shown escaped', async () => {
+    const r = await runFormat('sarif', HOSTILE_TEXT);
+    const log = JSON.parse(r.stdout);
+    expectValid(log);
+    const text = (log.runs[0].results as SarifResult[])[0].message.text;
+    expect(text).toContain('\\[link\\](https://example.com) \\]\\]>');
+    expect(text).not.toMatch(/[\u0000-\u001f\u007f\u202e]|(^|[^\\])\[/);
+  });
+
+  it('--output sarif=<file> writes the same log next to another format', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-sarif-'));
+    try {
+      const file = path.join(dir, 'out.sarif');
+      const r = await runFormat('text', RETRY_AND_FAILURE, ['--output', `sarif=${file}`]);
+      expect(r.stdout).toMatch(/^Delegation Trace: /);
+      expect(readFileSync(file, 'utf8')).toBe((await runFormat('sarif', RETRY_AND_FAILURE)).stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

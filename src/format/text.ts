@@ -39,6 +39,7 @@ export function delegationBlock(d: DelegationReport, ctx: FormatContext): string
 
 export const formatText: Formatter = (report: TraceReport, ctx) => {
   const blocks = report.delegations.map((d) => delegationBlock(d, ctx));
+  if (blocks.length === 0) blocks.push('No delegation found.'); // --all over a tree without one
   if (report.limits.length) blocks.push(['Scan limits:', ...report.limits.map((l) => `- ${safe(l)}`)].join('\n'));
   return `${blocks.join('\n\n')}\n`;
 };

@@ -140,6 +140,20 @@ const CASES: Case[] = [
     stderr: 'trace-delegation: sessions root fixtures/no-such-dir does not exist\n',
   },
   {
+    name: '--all over a tree without delegations says so and exits 0',
+    args: ['--sessions', emptyHome, '--all'],
+    code: 0,
+    stdout: 'No delegation found.\n',
+    stderr: '',
+  },
+  {
+    name: 'without --all, a tree without delegation_started is an input error',
+    args: ['--sessions', emptyHome],
+    code: 2,
+    stdout: '',
+    stderr: `trace-delegation: no delegation_started event found in 0 journal files under ${emptyHome}\n`,
+  },
+  {
     name: 'the default root is ~/.astra/sessions (missing here: exit 2, named)',
     args: [],
     env: { HOME: emptyHome, ASTRA_SESSIONS_DIR: undefined },

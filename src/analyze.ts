@@ -2,7 +2,9 @@ import type { Readable } from 'node:stream';
 import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
 import { defaultSessionRoots, discoverJournals, InputError, type JournalFile } from './journal/discover.js';
-import { scanJournals, scanStdin } from './journal/scan.js';
+import { scanJournalsParallel } from './journal/parallel.js';
+import { scanRecentFirst } from './journal/recent.js';
+import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
 import { groupDelegations } from './model/group.js';
@@ -28,8 +30,12 @@ export interface AnalyzeOptions {
   /** Extra Limits lines for a delegation's block (e.g. what a contract could not check). */
   extraLimits?: (d: Delegation) => string[];
   onFile?: (done: number, total: number, bytes: number) => void;
-  /** Alternative scanner (parallel, recent-first); defaults to the sequential one. */
+  /** Alternative scanner; by default large inputs are read on worker threads (see `jobs`). */
   scan?: (files: JournalFile[]) => Promise<ScanResult>;
+  /** Threads for large scans (default: the available cores); 1 reads in this thread only. */
+  jobs?: number;
+  /** `last` reads only the files modified since the newest delegation started (default true). */
+  recentFirst?: boolean;
 }
 
 export interface Analysis {
@@ -45,18 +51,29 @@ export class TargetError extends InputError {
   }
 }
 
-export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: ScanResult; roots: string[] }> {
-  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'] };
+const isLastQuery = (options: AnalyzeOptions) => !options.all && (options.target === undefined || options.target === '' || options.target === 'last');
+
+/** `notes` are Limits lines about what was read (e.g. the files `last` could skip). */
+export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: ScanResult; roots: string[]; notes: string[] }> {
+  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [] };
   const env = options.env ?? process.env;
   const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
   const files = await discoverJournals(roots, options.cwd ?? process.cwd());
-  const scan = options.scan ? await options.scan(files) : await scanJournals(files, { onFile: options.onFile });
-  return { scan, roots };
+  if (options.scan) return { scan: await options.scan(files), roots, notes: [] };
+  if (isLastQuery(options) && options.recentFirst !== false) {
+    const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }));
+    const notes =
+      r.read < r.total
+        ? [`last read ${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
+        : [];
+    return { scan: r.scan, roots, notes };
+  }
+  return { scan: await scanJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs }), roots, notes: [] };
 }
 
 export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
   const began = performance.now();
-  const { scan, roots } = await loadJournals(options);
+  const { scan, roots, notes } = await loadJournals(options);
   const delegations = groupDelegations(scan.events).sort(delegationOrder);
   const sessionFiles = new Map<string, string[]>();
   for (const f of scan.files) {
@@ -74,6 +91,20 @@ export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
     selected = r.delegations;
     kind = r.kind;
   }
+  const report = buildTraceReport(scan, { delegations, selected, kind }, options, { notes, began });
+  return { report, delegations, scan };
+}
+
+export interface ReportSelection {
+  /** Every delegation found (cross-delegation checks compare against them). */
+  delegations: Delegation[];
+  selected: Delegation[];
+  kind: string;
+}
+
+/** Runs the checks on the selected delegations and builds the report document (analyze, --follow). */
+export function buildTraceReport(scan: ScanResult, selection: ReportSelection, options: AnalyzeOptions, context: { notes?: string[]; began?: number } = {}): TraceReport {
+  const { delegations, selected, kind } = selection;
   const files = new Map(scan.files.map((f) => [f.file, f] as const));
   const checkOptions: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, nowMs: Date.now(), ...options.checkOptions };
   const reports = selected.map((d) => {
@@ -89,10 +120,10 @@ export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
     target: { query: options.all ? '--all' : options.target ?? 'last', kind },
     delegations: reports,
     summary,
-    limits: scanLimits(scan.files, selected),
-    stats: scanStats(scan, performance.now() - began),
+    limits: [...scanLimits(scan.files, selected), ...(context.notes ?? [])],
+    stats: scanStats(scan, performance.now() - (context.began ?? performance.now())),
   };
-  return { report, delegations, scan };
+  return report;
 }
 
 function sortFindings(findings: Finding[]): Finding[] {

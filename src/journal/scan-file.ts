@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
@@ -12,7 +12,10 @@ export interface ScanFileInput {
   /** Path printed in evidence. */
   display: string;
   fileIndex: number;
-  /** Shared by a `<sid>.jsonl` / `<sid>.jsonl.gz` pair so lines present in both are read once. */
+  /**
+   * Shared by a `<sid>.jsonl` / `<sid>.jsonl.gz` pair so lines present in both are read once.
+   * It holds digests of candidate lines only, so its size follows the delegation events.
+   */
   seen?: Set<string>;
 }
 
@@ -21,20 +24,36 @@ export interface ScanFileOutput {
   stats: FileStats;
 }
 
-const CHUNK = 1 << 20;
-const TYPE_PREFIX = Buffer.from('{"type":"');
+/** Reads of this size stay in the CPU cache between the copy from the page cache and the scan. */
+const READ_SIZE = 1 << 18;
 const QUOTE = 0x22;
 const NEWLINE = 0x0a;
+const CR = 0x0d;
+const OPEN_BRACE = 0x7b;
+// `{"type":"` as bytes: engine lines always start with it (serde writes `type` first, compact).
+const TYPE_PREFIX = Buffer.from('{"type":"');
+const PREFIX_LEN = TYPE_PREFIX.length;
 // Fallback needles for lines whose `type` is not the first key: cheap byte searches, no decode.
 const FALLBACK_NEEDLES = ['elegation', 'ync_marker', 'yncMarker', 'ession_end', 'essionEnd'].map((s) => Buffer.from(s));
+/** The last non-blank line's `ts` is looked for in its first bytes only. */
+const LAST_LINE_HEAD = 256;
+
+function hasTypePrefix(buf: Buffer, start: number, end: number): boolean {
+  if (end - start <= PREFIX_LEN) return false;
+  for (let i = 0; i < PREFIX_LEN; i++) if (buf[start + i] !== TYPE_PREFIX[i]) return false;
+  return true;
+}
 
 /**
  * Decides from bytes alone whether a line can be an event we keep. Engine lines start with
- * `{"type":"<name>"`, so the common case is one short comparison and a map lookup.
+ * `{"type":"<name>"`; every kept name starts with d, D, s or S, so the common lines
+ * (llm_round, turn, transcript_item, trace_span) are rejected after ten byte comparisons.
  */
 export function isCandidateLine(buf: Buffer, start: number, end: number): boolean {
-  if (end - start > TYPE_PREFIX.length && buf.compare(TYPE_PREFIX, 0, TYPE_PREFIX.length, start, start + TYPE_PREFIX.length) === 0) {
-    const nameStart = start + TYPE_PREFIX.length;
+  if (hasTypePrefix(buf, start, end)) {
+    const nameStart = start + PREFIX_LEN;
+    const c = buf[nameStart];
+    if (c !== 0x64 && c !== 0x44 && c !== 0x73 && c !== 0x53) return false;
     const limit = Math.min(end, nameStart + 40);
     for (let i = nameStart; i < limit; i++) {
       if (buf[i] === QUOTE) return TYPE_ALIASES.has(buf.toString('latin1', nameStart, i));
@@ -65,11 +84,176 @@ export function emptyStats(display: string, fileIndex: number): FileStats {
   };
 }
 
+function hasNonBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i];
+    if (c !== 0x20 && c !== 0x09 && c !== CR) return true;
+  }
+  return false;
+}
+
+/**
+ * Turns a byte stream into events and counts, one chunk at a time. Chunks may be reused by the
+ * caller after push() returns: nothing here keeps a reference to them. A line without its
+ * newline waits in `carry` until the newline arrives, or until finish() calls it partial.
+ */
+export class LineScanner {
+  readonly events: JournalEvent[] = [];
+  private lineNo: number;
+  private carry: Buffer[] = [];
+  private carryBytes = 0;
+  // The last non-blank line seen in the current chunk, copied out at the end of push().
+  private lastBuf: Buffer | null = null;
+  private lastStart = 0;
+  private lastEnd = 0;
+  private lastHead: string | null = null;
+
+  constructor(
+    readonly input: Omit<ScanFileInput, 'path'>,
+    readonly stats: FileStats = emptyStats(input.display, input.fileIndex),
+    /** Lines already consumed (follow mode resumes a file where it stopped). */
+    startLine = 0,
+  ) {
+    this.lineNo = startLine;
+  }
+
+  /** Bytes received but not yet consumed because their line has no newline yet. */
+  get pendingBytes(): number {
+    return this.carryBytes;
+  }
+
+  get linesConsumed(): number {
+    return this.lineNo;
+  }
+
+  push(chunk: Buffer): void {
+    this.stats.bytes += chunk.length;
+    let pos = 0;
+    if (this.carryBytes > 0) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl === -1) {
+        this.keep(chunk, 0); // a very long line: collect its parts, join once at its newline
+        return;
+      }
+      this.carry.push(chunk.subarray(0, nl));
+      const joined = Buffer.concat(this.carry, this.carryBytes + nl);
+      this.carry = [];
+      this.carryBytes = 0;
+      this.line(joined, 0, joined.length, false);
+      pos = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, pos);
+      if (nl === -1) break;
+      this.line(chunk, pos, nl, false);
+      pos = nl + 1;
+    }
+    if (pos < chunk.length) this.keep(chunk, pos);
+    this.settleChunk();
+  }
+
+  /** End of input: an unterminated remainder is a partial last line. */
+  finish(): void {
+    if (this.carryBytes > 0) {
+      const joined = Buffer.concat(this.carry, this.carryBytes);
+      this.carry = [];
+      this.carryBytes = 0;
+      this.line(joined, 0, joined.length, true);
+    }
+    this.settleChunk();
+  }
+
+  /** Hands over the events found so far (follow mode consumes them as they come). */
+  takeEvents(): JournalEvent[] {
+    return this.events.splice(0, this.events.length);
+  }
+
+  private keep(chunk: Buffer, from: number): void {
+    const part = Buffer.from(chunk.subarray(from)); // a copy: the caller may reuse the chunk
+    this.carry.push(part);
+    this.carryBytes += part.length;
+  }
+
+  private settleChunk(): void {
+    if (this.lastBuf) {
+      this.lastHead = this.lastBuf.toString('utf8', this.lastStart, Math.min(this.lastEnd, this.lastStart + LAST_LINE_HEAD));
+      this.lastBuf = null;
+    }
+    const stats = this.stats;
+    stats.lines = this.lineNo;
+    if (this.lastHead !== null) {
+      const m = /"ts"\s*:\s*"([^"]{1,64})"/.exec(this.lastHead);
+      stats.lastTs = m ? m[1] : null;
+      stats.lastTime = m ? parseTimestamp(m[1]) : null;
+    }
+  }
+
+  private line(buf: Buffer, start: number, end: number, partial: boolean): void {
+    const lineNo = ++this.lineNo;
+    const stats = this.stats;
+    if (end > start && buf[end - 1] === CR) end--; // CRLF journals
+    if (lineNo === 1 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3; // UTF-8 BOM
+    const first = buf[start];
+    if (first !== OPEN_BRACE && !hasNonBlank(buf, start, end)) return;
+    stats.lastLine = lineNo;
+    this.lastBuf = buf;
+    this.lastStart = start;
+    this.lastEnd = end;
+    if (partial) stats.partialLines++;
+    if (!isCandidateLine(buf, start, end)) {
+      if (first !== OPEN_BRACE && !partial) stats.malformedLines++;
+      return;
+    }
+    stats.candidateLines++;
+    const seen = this.input.seen;
+    if (seen) {
+      const digest = createHash('sha1').update(buf.subarray(start, end)).digest('base64');
+      if (seen.has(digest)) {
+        stats.duplicateLines++;
+        return;
+      }
+      seen.add(digest);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(buf.toString('utf8', start, end));
+    } catch {
+      if (!partial) stats.malformedLines++;
+      return;
+    }
+    const result = normalizeLine(value, { file: this.input.display, line: lineNo, fileIndex: this.input.fileIndex });
+    if (result.kind === 'malformed') stats.malformedLines++;
+    else if (result.kind === 'missing-field') stats.missingFieldLines++;
+    else if (result.kind === 'event') {
+      if (!result.event.time) stats.badTimestampLines++;
+      this.events.push(result.event);
+    }
+  }
+}
+
+let readBuffer: Buffer | undefined;
+
+/**
+ * Feeds a plain file's bytes from `offset` to its current end into the scanner, reusing one
+ * read buffer per thread (no allocation per chunk). Returns the offset after the last byte.
+ */
+export function readPlainInto(fd: number, scanner: LineScanner, offset = 0): number {
+  const buf = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
+  for (;;) {
+    const n = readSync(fd, buf, 0, READ_SIZE, offset);
+    if (n <= 0) return offset;
+    offset += n;
+    scanner.push(n === READ_SIZE ? buf : buf.subarray(0, n));
+  }
+}
+
+export const isGzipPath = (p: string) => p.endsWith('.gz');
+
 /** Streams one journal (plain or gzip) and returns its delegation-relevant events and counts. */
 export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   const stats = emptyStats(input.display, input.fileIndex);
   try {
-    const st = await stat(input.path);
+    const st = statSync(input.path);
     stats.mtimeMs = st.mtimeMs;
     if (!st.isFile()) {
       stats.error = 'not a regular file';
@@ -79,115 +263,37 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
     stats.error = describeError(err);
     return { events: [], stats };
   }
-  let stream: Readable = createReadStream(input.path, { highWaterMark: CHUNK });
-  if (input.path.endsWith('.gz')) stream = stream.pipe(createGunzip());
-  return scanStream(stream, input, stats);
+  if (isGzipPath(input.path)) {
+    const source = createReadStream(input.path, { highWaterMark: READ_SIZE });
+    const gunzip = createGunzip({ chunkSize: READ_SIZE });
+    source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
+    return scanStream(source.pipe(gunzip), input, stats);
+  }
+  const scanner = new LineScanner(input, stats);
+  let fd: number | undefined;
+  try {
+    fd = openSync(input.path, 'r');
+    stats.mtimeMs = fstatSync(fd).mtimeMs;
+    readPlainInto(fd, scanner);
+  } catch (err) {
+    stats.error = describeError(err);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  scanner.finish();
+  return { events: scanner.events, stats };
 }
 
-/** The streaming core, shared by files, archives and standard input. */
+/** The streaming core, shared by archives and standard input. */
 export async function scanStream(stream: Readable, input: Omit<ScanFileInput, 'path'>, stats = emptyStats(input.display, input.fileIndex)): Promise<ScanFileOutput> {
-  const events: JournalEvent[] = [];
-  const lineState = { lastLineText: null as string | null };
-  let lineNo = 0;
-  let carry: Buffer[] = [];
-
-  const handleLine = (buf: Buffer, start: number, end: number, partial: boolean) => {
-    lineNo++;
-    if (end > start && buf[end - 1] === 0x0d) end--; // CRLF journals
-    if (lineNo === 1 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3; // UTF-8 BOM
-    if (!hasNonBlank(buf, start, end)) return;
-    stats.lastLine = lineNo;
-    if (partial) stats.partialLines++;
-    // Keep the last line's ts cheaply: only the bytes near the start are looked at.
-    lineState.lastLineText = buf.toString('utf8', start, Math.min(end, start + 256));
-    if (!isCandidateLine(buf, start, end)) {
-      // Not parsed (that is the point of the pre-filter), but a line that is not `{…}` cannot be JSON.
-      if (!partial && !looksLikeObject(buf, start, end)) stats.malformedLines++;
-      return;
-    }
-    stats.candidateLines++;
-    const text = buf.toString('utf8', start, end);
-    if (input.seen) {
-      if (input.seen.has(text)) {
-        stats.duplicateLines++;
-        return;
-      }
-      input.seen.add(text);
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      if (!partial) stats.malformedLines++;
-      return;
-    }
-    const result = normalizeLine(value, { file: input.display, line: lineNo, fileIndex: input.fileIndex });
-    if (result.kind === 'malformed') stats.malformedLines++;
-    else if (result.kind === 'missing-field') stats.missingFieldLines++;
-    else if (result.kind === 'event') {
-      if (!result.event.time) stats.badTimestampLines++;
-      events.push(result.event);
-    }
-  };
-
+  const scanner = new LineScanner(input, stats);
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      stats.bytes += chunk.length;
-      let buf = chunk;
-      let pos = 0;
-      if (carry.length > 0) {
-        const nl = chunk.indexOf(NEWLINE);
-        if (nl === -1) {
-          carry.push(chunk); // a very long line: collect parts, join once at its newline
-          continue;
-        }
-        carry.push(chunk.subarray(0, nl));
-        const joined = Buffer.concat(carry);
-        carry = [];
-        handleLine(joined, 0, joined.length, false);
-        pos = nl + 1;
-      }
-      for (;;) {
-        const nl = buf.indexOf(NEWLINE, pos);
-        if (nl === -1) break;
-        handleLine(buf, pos, nl, false);
-        pos = nl + 1;
-      }
-      if (pos < buf.length) carry.push(buf.subarray(pos));
-    }
+    for await (const chunk of stream as AsyncIterable<Buffer | string>) scanner.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   } catch (err) {
     stats.error = describeError(err);
   }
-  if (carry.length > 0) {
-    const joined = Buffer.concat(carry);
-    handleLine(joined, 0, joined.length, true);
-  }
-  stats.lines = lineNo;
-  if (lineState.lastLineText) {
-    const m = /"ts"\s*:\s*"([^"]{1,64})"/.exec(lineState.lastLineText);
-    if (m) {
-      stats.lastTs = m[1];
-      stats.lastTime = parseTimestamp(m[1]);
-    }
-  }
-  return { events, stats };
-}
-
-/** `{` first and `}` last (trailing blanks aside): catches garbage and lines cut short by a crash. */
-function looksLikeObject(buf: Buffer, start: number, end: number): boolean {
-  let i = start;
-  let j = end - 1;
-  while (i < j && (buf[i] === 0x20 || buf[i] === 0x09)) i++;
-  while (j > i && (buf[j] === 0x20 || buf[j] === 0x09)) j--;
-  return buf[i] === 0x7b && buf[j] === 0x7d;
-}
-
-function hasNonBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = buf[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return true;
-  }
-  return false;
+  scanner.finish();
+  return { events: scanner.events, stats };
 }
 
 /** One short sentence for an I/O or decompression failure (never a stack trace). */

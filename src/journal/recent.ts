@@ -1,0 +1,130 @@
+import { statSync } from 'node:fs';
+import type { JournalFile } from './discover.js';
+import { compareInstants } from './time.js';
+import type { FileStats, Instant, JournalEvent, ScanResult } from './types.js';
+
+/**
+ * Recent-first reading for `last`. Journals are append-only, so a file holding any event of a
+ * delegation was modified at or after that delegation started. Reading files newest-first by
+ * mtime, once the newest `delegation_started` seen so far (S) is newer than the next file's
+ * mtime, no unread file can hold a newer start or any event of S's delegation: stop there.
+ */
+
+/** Tolerance for coarse file-system mtimes and for `ts` being taken just before the write. */
+export const MTIME_MARGIN_MS = 2000;
+/** The first batch; each later batch is as large as everything read so far (geometric growth). */
+const FIRST_BATCH_BYTES = 8 * 1024 * 1024;
+
+export type SubsetScanner = (files: JournalFile[]) => Promise<ScanResult>;
+
+export interface RecentScan {
+  scan: ScanResult;
+  /** Files read, out of `total`. */
+  read: number;
+  total: number;
+  /** The newest start's `ts`, when the subset rule applied. */
+  newestStart: string | null;
+  /** Why every file was read after all (no usable start, a file written after its mtime…). */
+  fullReason: string | null;
+}
+
+/** One `<sid>.jsonl` / `<sid>.jsonl.gz` pair (or a single file): always read together. */
+interface Unit {
+  indexes: number[];
+  mtimeMs: number;
+  bytes: number;
+}
+
+function unitsByRecency(files: JournalFile[]): Unit[] {
+  const byKey = new Map<string, Unit>();
+  files.forEach((f, i) => {
+    let mtimeMs = Number.POSITIVE_INFINITY; // cannot stat: read it (scanFile reports why)
+    let bytes = 0;
+    try {
+      const st = statSync(f.path);
+      mtimeMs = st.mtimeMs;
+      bytes = st.size;
+    } catch {
+      // keep the defaults
+    }
+    const u = byKey.get(f.pairKey) ?? { indexes: [], mtimeMs: Number.NEGATIVE_INFINITY, bytes: 0 };
+    u.indexes.push(i);
+    u.mtimeMs = Math.max(u.mtimeMs, mtimeMs);
+    u.bytes += bytes;
+    byKey.set(f.pairKey, u);
+  });
+  return [...byKey.values()].sort((a, b) => b.mtimeMs - a.mtimeMs || a.indexes[0] - b.indexes[0]);
+}
+
+/** A file whose newest line is later than its mtime breaks the append-only reasoning. */
+function writtenAfterMtime(stats: FileStats): boolean {
+  return stats.lastTime !== null && stats.mtimeMs > 0 && stats.lastTime.ms > stats.mtimeMs + MTIME_MARGIN_MS;
+}
+
+/**
+ * Reads the files `last` needs: newest-first in growing batches, stopping at the first file
+ * older than the newest `delegation_started` found. Falls back to reading everything when the
+ * shortcut cannot be trusted (a start without a parseable `ts`, or a file whose lines are newer
+ * than its mtime, e.g. copied with an old date). Events and files come back in discovery order
+ * with their discovery-order fileIndex, exactly as a full scan would number them.
+ */
+export async function scanRecentFirst(files: JournalFile[], scanSubset: SubsetScanner): Promise<RecentScan> {
+  const units = unitsByRecency(files);
+  const outputs = new Map<number, { stats: FileStats; events: JournalEvent[] }>();
+  let newest: Instant | null = null;
+  let newestTs: string | null = null;
+  let fullReason: string | null = null;
+  let readBytes = 0;
+  let next = 0;
+
+  const readUnits = async (batch: Unit[]) => {
+    const indexes = batch.flatMap((u) => u.indexes).sort((a, b) => a - b);
+    const result = await scanSubset(indexes.map((i) => files[i]));
+    // The subset scanner numbers files 0..n-1; give them back their place in the full list.
+    const byLocal = indexes.map((i) => ({ stats: null as FileStats | null, events: [] as JournalEvent[], index: i }));
+    result.files.forEach((s, k) => {
+      byLocal[k].stats = { ...s, fileIndex: indexes[k] };
+    });
+    for (const e of result.events) {
+      const slot = byLocal[e.fileIndex];
+      e.fileIndex = slot.index;
+      slot.events.push(e);
+    }
+    for (const slot of byLocal) outputs.set(slot.index, { stats: slot.stats!, events: slot.events });
+    for (const slot of byLocal) {
+      if (!fullReason && writtenAfterMtime(slot.stats!)) fullReason = `${slot.stats!.file} has lines newer than its modification time`;
+      for (const e of slot.events) {
+        if (e.type !== 'delegation_started') continue;
+        if (!e.time) fullReason ??= `a delegation_started in ${e.file}:${e.line} has no parseable ts`;
+        else if (!newest || compareInstants(e.time, newest) > 0) {
+          newest = e.time;
+          newestTs = e.ts;
+        }
+      }
+    }
+  };
+
+  while (next < units.length) {
+    const cutoff: number | null = newest && !fullReason ? (newest as Instant).ms - MTIME_MARGIN_MS : null;
+    if (cutoff !== null && units[next].mtimeMs < cutoff) break;
+    const batch: Unit[] = [];
+    let bytes = 0;
+    const budget = Math.max(FIRST_BATCH_BYTES, readBytes);
+    while (next < units.length && (batch.length === 0 || bytes < budget)) {
+      if (cutoff !== null && units[next].mtimeMs < cutoff) break;
+      batch.push(units[next]);
+      bytes += units[next].bytes;
+      next++;
+    }
+    await readUnits(batch);
+    readBytes += bytes;
+  }
+
+  const scan: ScanResult = { events: [], files: [] };
+  for (const i of [...outputs.keys()].sort((a, b) => a - b)) {
+    const o = outputs.get(i)!;
+    scan.files.push(o.stats);
+    for (const e of o.events) scan.events.push(e);
+  }
+  return { scan, read: outputs.size, total: files.length, newestStart: fullReason ? null : newestTs, fullReason };
+}

@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, lstatSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -94,7 +94,10 @@ function realPath(p: string): string {
 function statKind(p: string): 'missing' | 'unreadable' | 'loop' | 'file' | 'dir' {
   try {
     const st = statSync(p);
-    return st.isDirectory() ? 'dir' : 'file';
+    if (!st.isDirectory()) return 'file';
+    // stat works on a directory we may not list; fast-glob would then find nothing, silently.
+    accessSync(p, fsConstants.R_OK | fsConstants.X_OK);
+    return 'dir';
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') return 'loop';

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -83,6 +83,17 @@ describe('discoverJournals', () => {
     const files = await discoverJournals([sessions, path.join(sessions, 'legacy-1.jsonl'), 'sessions/*.jsonl'], root);
     expect(rel(files).filter((f) => f === 'legacy-1.jsonl')).toHaveLength(1);
     expect(files).toHaveLength(7);
+  });
+
+  // Root reads any directory, so this can only be observed as another user.
+  it.skipIf(process.getuid?.() === 0)('a directory root that cannot be listed is an InputError, not an empty tree', async () => {
+    const locked = path.join(root, 'locked');
+    mkdirSync(locked, { mode: 0o000 });
+    try {
+      await expect(discoverJournals([locked], root)).rejects.toThrow('sessions root ' + locked + ' cannot be read (permission denied)');
+    } finally {
+      chmodSync(locked, 0o700);
+    }
   });
 
   it('a missing root is an InputError that names it', async () => {

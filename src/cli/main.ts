@@ -14,7 +14,8 @@ const HELP_FOOTER = `
 Targets: a delegation id, a unique prefix of one, a parent run id, a session id, or last
 (the default). Use - or --stdin to read one journal from standard input.
 
-Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage or input error.`;
+Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage or input error.
+check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.`;
 
 function buildProgram(io: CliIO, result: { code: number }): Command {
   const program = new Command('trace-delegation');
@@ -34,6 +35,8 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('-o, --output <format=file>', 'also write a format to a file (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('-q, --quiet', 'no progress output')
+    .option('--follow', 'replay the journals, then watch them: print each delegation when it completes (Ctrl-C to stop)')
+    .option('--jobs <n>', 'worker threads for large scans (default: the available cores)')
     .option('--contract <plan>', 'hold the delegation to a contract plan (YAML or JSON): adds contract-… findings')
     .action(async (target: string | undefined, flags: ReportFlags & { contract?: string }) => {
       const contract = flags.contract ? await loadContractForTrace(flags.contract, io) : {};

@@ -119,10 +119,10 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
       written++;
       passed++;
     } else if (!problems?.length) {
-      if (!flags.quiet) out(`${paint(color, 'cyan', 'PASS')} ${c.display}`);
+      if (!flags.quiet) out(`${paint(color, 'cyan', 'PASS')} ${safe(c.display)}`);
       passed++;
     } else {
-      out(`${paint(color, 'red', 'FAIL')} ${c.display}`);
+      out(`${paint(color, 'red', 'FAIL')} ${safe(c.display)}`);
       for (const p of problems) for (const line of problemLines(p)) out(`  ${line}`);
       failed++;
     }

@@ -13,6 +13,8 @@ export interface ListFlags extends ScanFlags {
 }
 
 const short = (s: string | null, n = 12) => (s === null ? '?' : s.length > n ? `${s.slice(0, n)}…` : s);
+/** A reused id's `#2` suffix must survive the shortening, or its two rows would look the same. */
+const shortKey = (d: DelegationReport) => `${short(d.id, 13)}${d.key.slice(d.id.length)}`;
 
 /** `list`: recent delegations newest first, or with --events the skill's event listing. */
 export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
@@ -36,7 +38,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     for (const f of d.findings) n[f.severity]++;
     table.push([
       safe(d.startedTs?.slice(0, 19) ?? '?'),
-      safe(short(d.key, 13)),
+      safe(shortKey(d)),
       safe(d.pattern ?? '?'),
       safe(short(d.parentRunId)),
       safe(d.agents.join(',')),

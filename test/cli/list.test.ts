@@ -1,6 +1,7 @@
 /** `trace-delegation list`, run as the real binary on the demo tree and checked against the files. */
 import { describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
 import { allDemoLines, demoStarts, meta, tsNanos } from '../helpers/demo-tree.js';
 
 const HEAD = ['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'];
@@ -59,6 +60,16 @@ describe('trace-delegation list', () => {
     const [a, b] = [await runBin(['--demo', 'list', '--limit', '2']), await runBin(['list', '--limit', '2', '--sessions', 'fixtures/sessions'])];
     expect(a.code).toBe(0);
     expect(a.stdout).toBe(b.stdout);
+  });
+
+  it('keeps the #2 of a reused delegation id visible in the shortened id column', async () => {
+    const id = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+    const input = journal(
+      ev.started('2025-11-03T09:15:00Z', { delegation_id: id, parent_run_id: 'run-monday', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.started('2025-11-04T09:15:00Z', { delegation_id: id, parent_run_id: 'run-tuesday', pattern: 'fan_out', agent_ids: ['a'] }),
+    );
+    const r = await runBin(['list', '--stdin'], { input });
+    expect(tableRows(r.stdout).slice(1).map((row) => row[1])).toEqual(['0a1b2c3d-4e5f…#2', '0a1b2c3d-4e5f…']);
   });
 
   it('rejects a bad --limit with exit 2', async () => {

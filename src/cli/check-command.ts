@@ -115,7 +115,7 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
       } catch (err) {
         throw new UsageError(`cannot write ${c.display}.expected.json: ${(err as Error).message}`);
       }
-      out(`${paint(color, 'yellow', expected ? 'UPDATED' : 'CREATED')} ${c.display}.expected.json (${next.length} ${next.length === 1 ? 'expectation' : 'expectations'})`);
+      out(`${paint(color, 'yellow', expected ? 'UPDATED' : 'CREATED')} ${safe(c.display)}.expected.json (${next.length} ${next.length === 1 ? 'expectation' : 'expectations'})`);
       written++;
       passed++;
     } else if (!problems?.length) {

@@ -6,6 +6,9 @@ import { findingId, sectionId } from './ids.js';
 import { duration } from './scale.js';
 import { statusClass } from './status.js';
 
+/** `2025-11-05T15:30:09.400658958+00:00` → `2025-11-05 15:30:09.400Z` for table cells (full value in the title). */
+const shortTs = (ts: string): string => ts.replace(/^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d{1,3})?\d*(.*)$/, (_m, d, t, f, z) => `${d} ${t}${f ?? ''}${z === '+00:00' ? 'Z' : z}`);
+
 const code = (s: string | null | undefined) => (s ? `<code>${esc(s)}</code>` : '<span class="none">?</span>');
 
 export function statusPill(d: DelegationReport): string {
@@ -80,7 +83,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
     const dur = d.startedMs !== null && d.completedMs !== null ? esc(duration(d.completedMs - d.startedMs)) : '<span class="muted">–</span>';
     const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
-    return `<tr><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td><code>${esc(d.startedTs ?? '?')}</code></td><td class="num">${dur}</td></tr>`;
+    return `<tr><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
   });
   return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }

@@ -24,6 +24,7 @@ header.page { margin-bottom: 16px; }
 section.delegation, section.overview { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin: 0 0 18px; }
 .kind { font-weight: 500; color: var(--muted); }
 .did { font-size: 14px; }
+.nowrap, .pill { white-space: nowrap; }
 .pill { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px; font-weight: 600; color: #fff; background: var(--unknown); }
 .pill.st-completed { background: var(--ok); } .pill.st-failed { background: var(--bad); } .pill.st-partial { background: var(--partial); }
 .pill.st-unfinished, .pill.st-paused, .pill.st-waiting { background: var(--pause); } .pill.st-open { background: var(--open); } .pill.st-cancelled { background: var(--cancel); }
@@ -71,6 +72,7 @@ svg.swimlane { display: block; width: 100%; min-width: 760px; height: auto; font
 .late-part { pointer-events: none; }
 .start-line line { stroke: var(--muted); stroke-width: 1.2; stroke-dasharray: 3 3; } .start-line text { fill: var(--muted); font-size: 11px; }
 .join-line line { stroke: var(--join); stroke-width: 2; } .join-line text { fill: var(--join); font-weight: 700; font-size: 11.5px; }
+.no-join { fill: var(--muted); font-style: italic; font-size: 11px; }
 .retry-link path { fill: none; stroke: var(--muted); stroke-width: 1.4; } .retry-link text { fill: var(--muted); font-size: 10px; }
 .arrowhead { fill: var(--muted); }
 .marker line { stroke: var(--fg); stroke-width: 2; }

@@ -39,6 +39,8 @@ interface Frame {
   lastMs: number | null;
   ctx: TimelineContext;
   tips: Record<string, Tip>;
+  /** Drawn last, over the start and join lines: finding badges. */
+  overlay: string[];
 }
 
 const tsMs = (ts: string): number | null => {
@@ -76,7 +78,7 @@ export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineCont
   const lanes = agentLanes(d);
   if (!dom) return { svg: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
   const scale = linearScale(dom[0], dom[1], PLOT_X0, PLOT_X1);
-  const f: Frame = { d, i, scale, origin: d.startedMs ?? dom[0], joinMs: d.completedMs, lastMs, ctx, tips };
+  const f: Frame = { d, i, scale, origin: d.startedMs ?? dom[0], joinMs: d.completedMs, lastMs, ctx, tips, overlay: [] };
   const heights = lanes.map((l) => Math.max(l.rows.length, 1) * ROW_H + LANE_PAD);
   const height = AXIS_H + heights.reduce((a, b) => a + b, 0) + 8;
   const parts: string[] = [defs(i), axis(f, height)];
@@ -85,7 +87,7 @@ export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineCont
     parts.push(renderLane(f, lane, n, y, heights[n]));
     y += heights[n];
   });
-  parts.push(guides(f, height));
+  parts.push(guides(f, height), ...f.overlay);
   const label = `Timeline of delegation ${d.id}: ${lanes.length} ${lanes.length === 1 ? 'lane' : 'lanes'}, ${d.children.reduce((s, c) => s + c.attempts.length, 0)} sub-run attempts`;
   const svg = `<svg class="swimlane" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${esc(label)}" data-delegation="${sectionId(i)}" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
   return { svg, tips };
@@ -116,6 +118,7 @@ function guides(f: Frame, height: number): string {
   };
   if (f.d.startedMs !== null) line(f.d.startedMs, 'start-line', 'start', 'start');
   if (f.joinMs !== null) line(f.joinMs, 'join-line', `join ${offset(f.joinMs - f.origin)}`, f.scale.x(f.joinMs) > PLOT_X1 - 80 ? 'end' : 'start');
+  else out.push(`<text class="no-join" x="${PLOT_X1}" y="12" text-anchor="end">no join: delegation_completed was not journaled</text>`);
   return out.join('');
 }
 
@@ -182,7 +185,8 @@ function renderAttempt(f: Frame, a: AttemptReport, id: string, top: number): { s
     const x = scale.x(a.endMs!);
     const s = BAR_H / 2;
     const body = `<path class="shape" d="M${x.toFixed(1)} ${y} l${s} ${s} l${-s} ${s} l${-s} ${-s} z" data-x0="${x.toFixed(2)}" data-x1="${x.toFixed(2)}"/>`;
-    return { svg: `<g ${attrs}>${title}${body}${endLabel(x + s, x - s, 0, y, `${a.status ?? '?'} · no start journaled`).svg}${badge(fnd, x + s, y)}</g>`, x0: x, x1: x };
+    f.overlay.push(badge(fnd, x + s, y));
+    return { svg: `<g ${attrs}>${title}${body}${endLabel(x + s, x - s, 0, y, `${a.status ?? '?'} · no start journaled`).svg}</g>`, x0: x, x1: x };
   }
   const x0 = scale.x(a.startMs);
   const x1 = Math.max(scale.x(endMs ?? a.startMs), x0 + 3);
@@ -205,7 +209,7 @@ function renderAttempt(f: Frame, a: AttemptReport, id: string, top: number): { s
   const room = w - 10 - (label.inside ? label.width + 12 : 0);
   if (room > 40) parts.push(`<text class="bar-text" x="${(x0 + 5).toFixed(1)}" y="${y + BAR_H - 4}">${esc(clip(a.runId, Math.floor(room / CHAR_W)))}</text>`);
   parts.push(label.svg);
-  parts.push(badge(fnd, x1, y));
+  f.overlay.push(badge(fnd, x1, y));
   return { svg: `<g ${attrs}>${parts.join('')}</g>`, x0, x1 };
 }
 
@@ -220,10 +224,10 @@ function endLabel(xRight: number, xLeft: number, barWidth: number, y: number, te
 }
 
 /** A "!" on the bar's corner linking to its findings (worst severity colours it). */
-function badge(fnd: { ids: string[]; severities: string[] }, x: number, y: number): string {
+function badge(fnd: { ids: string[]; severities: string[]; names: string[] }, x: number, y: number): string {
   const sev = worstSeverity(fnd.severities);
   if (!sev) return '';
-  return `<a class="badge sev-${sev}" href="#${fnd.ids[0]}" data-findings="${fnd.ids.join(' ')}"><circle cx="${x.toFixed(1)}" cy="${y}" r="7"/><text x="${x.toFixed(1)}" y="${y + 4}" text-anchor="middle">!</text></a>`;
+  return `<a class="badge sev-${sev}" href="#${fnd.ids[0]}" data-findings="${fnd.ids.join(' ')}"><title>${esc(fnd.names.join('\n'))}</title><circle cx="${x.toFixed(1)}" cy="${y}" r="7"/><text x="${x.toFixed(1)}" y="${y + 4}" text-anchor="middle">!</text></a>`;
 }
 
 /** Nested delegations started by this run: slim spans under the bar, linked to their section. */

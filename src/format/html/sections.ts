@@ -29,7 +29,7 @@ export function delegationHeader(d: DelegationReport, i: number, parentLink: str
   const span = d.startedMs !== null && d.completedMs !== null ? ` <span class="muted">(${esc(duration(d.completedMs - d.startedMs))} after start)</span>` : '';
   const totals = d.status.totalSubRuns === null
     ? '<span class="none">no delegation_completed</span>'
-    : `${esc(d.status.totalSubRuns)} total · <span class="ok-text">${esc(d.status.succeeded ?? '?')} succeeded</span> · <span class="bad-text">${esc(d.status.failed ?? '?')} failed</span>`;
+    : `${esc(d.status.totalSubRuns)} total · <span class="ok-text">${esc(d.status.succeeded ?? '?')} succeeded</span> · <span class="${d.status.failed ? 'bad-text' : 'muted'}">${esc(d.status.failed ?? '?')} failed</span>`;
   const facts: [string, string][] = [
     ['Pattern', code(d.pattern)],
     ['Parent run', code(d.parentRunId) + parentLink],

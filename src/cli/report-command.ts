@@ -4,7 +4,9 @@ import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import { FORMATTERS, FORMAT_NAMES } from '../format/index.js';
 import type { TraceReport } from '../report/types.js';
 import { resolveSettings, useColor, type ScanFlags } from './common.js';
+import { runFollow } from './follow.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
+import { createProgress } from './progress.js';
 
 export interface ReportFlags extends ScanFlags {
   all?: boolean;
@@ -12,6 +14,17 @@ export interface ReportFlags extends ScanFlags {
   output?: string[];
   color?: boolean;
   quiet?: boolean;
+  /** Keep watching the journals and print each delegation when it completes. */
+  follow?: boolean;
+  /** Worker threads for large scans. */
+  jobs?: string;
+}
+
+function parseJobs(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--jobs must be an integer from 1 to 64, not ${JSON.stringify(v)}`);
+  return n;
 }
 
 /** Exit 1 when any finding is at or above the fail-on level. */
@@ -37,13 +50,28 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   const { options, failOn } = resolveSettings(flags, io);
   const fromStdin = flags.stdin || target === '-';
   if (fromStdin && !io.stdin) throw new UsageError('standard input is not available');
-  const analysis = await analyze({
-    ...options,
-    ...extra,
-    stdin: fromStdin ? io.stdin : undefined,
-    target: target === '-' ? undefined : target,
-    all: flags.all,
-  });
+  const jobs = parseJobs(flags.jobs);
+  if (flags.follow) {
+    if (fromStdin) throw new UsageError('--follow watches a sessions tree; it cannot follow standard input');
+    if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
+    const pollMs = Number((io.env ?? process.env).TRACE_DELEGATION_POLL_MS) || undefined;
+    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, format: flags.format, color: useColor(io, flags.color), failOn, pollMs });
+  }
+  const progress = createProgress(io.stderr, { quiet: flags.quiet, env: io.env });
+  let analysis;
+  try {
+    analysis = await analyze({
+      ...options,
+      ...extra,
+      stdin: fromStdin ? io.stdin : undefined,
+      target: target === '-' ? undefined : target,
+      all: flags.all,
+      jobs,
+      onFile: progress?.onFile,
+    });
+  } finally {
+    progress?.finish();
+  }
   const ctx = { color: useColor(io, flags.color), failOn };
   io.stdout.write(FORMATTERS[flags.format](analysis.report, ctx));
   for (const [name, file] of outputs) {

@@ -21,6 +21,8 @@ export interface ParallelScanOptions extends ScanOptions {
   jobs?: number;
   /** Below this many bytes on disk, starting workers costs more than it saves. */
   minParallelBytes?: number;
+  /** Told how the scan ran: worker threads used (0 = this thread) and groups a worker failed on. */
+  onPlan?: (plan: { threads: number; fellBack: number }) => void;
 }
 
 /** Start-up of a worker (~20-40 ms) only pays off once there are tens of megabytes to read. */
@@ -95,10 +97,12 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
     for (const g of groups) record(await scanGroupHere(g));
+    options.onPlan?.({ threads: 0, fellBack: 0 });
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
     const leftovers = await runPool(queue, jobs, record);
     for (const g of leftovers) record(await scanGroupHere(g));
+    options.onPlan?.({ threads: jobs, fellBack: leftovers.length });
   }
 
   const result: ScanResult = { events: [], files: [] };

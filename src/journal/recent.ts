@@ -12,8 +12,6 @@ import type { FileStats, Instant, JournalEvent, ScanResult } from './types.js';
 
 /** Tolerance for coarse file-system mtimes and for `ts` being taken just before the write. */
 export const MTIME_MARGIN_MS = 2000;
-/** The first batch; each later batch is as large as everything read so far (geometric growth). */
-const FIRST_BATCH_BYTES = 8 * 1024 * 1024;
 
 export type SubsetScanner = (files: JournalFile[]) => Promise<ScanResult>;
 
@@ -109,7 +107,8 @@ export async function scanRecentFirst(files: JournalFile[], scanSubset: SubsetSc
     if (cutoff !== null && units[next].mtimeMs < cutoff) break;
     const batch: Unit[] = [];
     let bytes = 0;
-    const budget = Math.max(FIRST_BATCH_BYTES, readBytes);
+    // The newest file first (it usually holds the answer), then batches as large as all read so far.
+    const budget = readBytes;
     while (next < units.length && (batch.length === 0 || bytes < budget)) {
       if (cutoff !== null && units[next].mtimeMs < cutoff) break;
       batch.push(units[next]);

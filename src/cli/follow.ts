@@ -1,0 +1,358 @@
+import { closeSync, createReadStream, existsSync, fstatSync, openSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { buildTraceReport, type AnalyzeOptions } from '../analyze.js';
+import type { Severity } from '../checks/types.js';
+import { FORMATTERS } from '../format/index.js';
+import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
+import { describeError, isGzipPath, LineScanner, readPlainInto } from '../journal/scan-file.js';
+import type { FileStats, JournalEvent } from '../journal/types.js';
+import type { Delegation } from '../model/delegation.js';
+import { groupDelegations } from '../model/group.js';
+import { delegationOrder, resolveTarget } from '../model/target.js';
+import { DEFAULT_CHECK_OPTIONS } from '../checks/types.js';
+import { EXIT, type CliIO } from './io.js';
+
+export interface FollowSettings {
+  options: AnalyzeOptions;
+  format: string;
+  color: boolean;
+  failOn: Severity | 'none';
+  /** Polling period, the fallback when file-system events are missed (default 1000 ms). */
+  pollMs?: number;
+  /** Stops following (in-process callers; the CLI stops on SIGINT / SIGTERM). */
+  signal?: AbortSignal;
+}
+
+/** One journal being tailed: plain files are read from `offset` on; archives are re-read whole. */
+interface Tail {
+  file: JournalFile;
+  fileIndex: number;
+  scanner: LineScanner;
+  offset: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Rediscover the tree (new sessions, new owner folders) every this many polls without a directory event. */
+const REDISCOVER_EVERY = 5;
+
+/**
+ * `--follow [target]`: replays what the journals hold, then watches the tree. Each followed
+ * delegation's report is printed once it has `delegation_completed`; one that stays open with
+ * no new event for --stale-after gets its report (with the missing-completion /
+ * delegation-incomplete findings) and a notice on stderr. Resolves with exit code 0 when stopped.
+ */
+export async function runFollow(target: string | undefined, io: CliIO, settings: FollowSettings): Promise<number> {
+  const follower = new Follower(target, io, settings);
+  await follower.start();
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    settings.signal?.addEventListener('abort', stop, { once: true });
+    if (settings.signal?.aborted) stop();
+    follower.onClose = () => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+    };
+  });
+  follower.close();
+  return EXIT.ok;
+}
+
+class Follower {
+  onClose: (() => void) | null = null;
+  private readonly roots: string[];
+  private readonly cwd: string;
+  private readonly tails = new Map<string, Tail>();
+  private readonly seenByPair = new Map<string, Set<string>>();
+  private events: JournalEvent[] = [];
+  private delegations: Delegation[] = [];
+  private dirty = false;
+  private readonly printed = new Set<string>();
+  /** Delegation key → time of its newest event when the stale notice was printed. */
+  private readonly staleAt = new Map<string, number>();
+  /** For target `last`: every delegation that has been the newest at some point. */
+  private readonly newestKeys = new Set<string>();
+  private readonly watchers = new Map<string, FSWatcher>();
+  private timer: NodeJS.Timeout | null = null;
+  private kickTimer: NodeJS.Timeout | null = null;
+  private polls = 0;
+  private reportsPrinted = 0;
+  private busy = false;
+  private again = false;
+  private rediscoverWanted = false;
+  private closed = false;
+  private readonly startedAt = Date.now();
+  private readonly nowBase: number;
+  private readonly staleAfterMs: number;
+
+  constructor(
+    private readonly target: string | undefined,
+    private readonly io: CliIO,
+    private readonly settings: FollowSettings,
+  ) {
+    const o = settings.options;
+    this.roots = o.sessions?.length ? o.sessions : defaultSessionRoots(o.env ?? process.env);
+    this.cwd = o.cwd ?? process.cwd();
+    this.nowBase = o.checkOptions?.nowMs ?? Date.now();
+    this.staleAfterMs = o.checkOptions?.staleAfterMs ?? DEFAULT_CHECK_OPTIONS.staleAfterMs;
+  }
+
+  /** "now" moves with the wall clock, from --now / TRACE_DELEGATION_NOW when given. */
+  private now(): number {
+    return this.nowBase + (Date.now() - this.startedAt);
+  }
+
+  async start(): Promise<void> {
+    const files = await discoverJournals(this.roots, this.cwd);
+    for (const f of files) await this.add(f);
+    this.collect();
+    this.evaluate();
+    this.watchTree();
+    const pollMs = this.settings.pollMs ?? 1000;
+    this.timer = setInterval(() => this.kick(++this.polls % REDISCOVER_EVERY === 0), pollMs);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.kickTimer) clearTimeout(this.kickTimer);
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+    this.onClose?.();
+  }
+
+  /** Coalesces bursts of file-system events into one refresh. */
+  private kick(rediscover: boolean): void {
+    if (this.closed) return;
+    this.rediscoverWanted ||= rediscover;
+    if (this.kickTimer) return;
+    this.kickTimer = setTimeout(() => {
+      this.kickTimer = null;
+      void this.refresh();
+    }, 25);
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    this.busy = true;
+    try {
+      do {
+        this.again = false;
+        if (this.rediscoverWanted) {
+          this.rediscoverWanted = false;
+          let files: JournalFile[] = [];
+          try {
+            files = await discoverJournals(this.roots, this.cwd);
+          } catch {
+            // a root that disappeared: keep following what we have
+          }
+          for (const f of files) if (!this.tails.has(f.path)) await this.add(f);
+          this.watchTree();
+        }
+        for (const tail of this.tails.values()) await this.update(tail);
+        this.collect();
+        if (!this.closed) this.evaluate();
+      } while (this.again && !this.closed);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async add(file: JournalFile): Promise<void> {
+    const fileIndex = this.tails.size;
+    const tail: Tail = { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size: -1, mtimeMs: -1 };
+    this.tails.set(file.path, tail);
+    await this.update(tail);
+  }
+
+  private newScanner(file: JournalFile, fileIndex: number): LineScanner {
+    let seen = this.seenByPair.get(file.pairKey);
+    if (!seen) this.seenByPair.set(file.pairKey, (seen = new Set()));
+    return new LineScanner({ display: file.display, fileIndex, seen });
+  }
+
+  /** Drops what a file gave so far (truncated, replaced, or an archive rewritten) and reads it again. */
+  private reset(tail: Tail): void {
+    this.events = this.events.filter((e) => e.fileIndex !== tail.fileIndex);
+    this.seenByPair.delete(tail.file.pairKey); // its sibling's lines may be read again: better twice than lost
+    tail.scanner = this.newScanner(tail.file, tail.fileIndex);
+    tail.offset = 0;
+    this.dirty = true;
+  }
+
+  /** Reads what was appended since the last look (only new bytes; a line waits for its newline). */
+  private async update(tail: Tail): Promise<void> {
+    let st;
+    try {
+      st = statSync(tail.file.path);
+    } catch {
+      return; // deleted or unreadable for now: keep what was read
+    }
+    if (st.size === tail.size && st.mtimeMs === tail.mtimeMs) return;
+    const first = tail.size < 0;
+    tail.size = st.size;
+    tail.mtimeMs = st.mtimeMs;
+    tail.scanner.stats.mtimeMs = st.mtimeMs;
+    if (isGzipPath(tail.file.path)) {
+      if (!first) this.reset(tail);
+      await this.readArchive(tail);
+      return;
+    }
+    if (st.size < tail.offset) this.reset(tail);
+    let fd: number | undefined;
+    try {
+      fd = openSync(tail.file.path, 'r');
+      if (fstatSync(fd).size < tail.offset) this.reset(tail);
+      tail.offset = readPlainInto(fd, tail.scanner, tail.offset);
+      tail.scanner.stats.error = null;
+    } catch (err) {
+      tail.scanner.stats.error = describeError(err);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  private async readArchive(tail: Tail): Promise<void> {
+    const source = createReadStream(tail.file.path);
+    const gunzip = createGunzip();
+    source.on('error', (err) => gunzip.destroy(err));
+    try {
+      for await (const chunk of source.pipe(gunzip) as AsyncIterable<Buffer>) tail.scanner.push(chunk);
+    } catch (err) {
+      tail.scanner.stats.error = describeError(err);
+    }
+    tail.scanner.finish();
+  }
+
+  /** Moves newly parsed events from the tails into the event list. */
+  private collect(): void {
+    for (const tail of this.tails.values()) {
+      const fresh = tail.scanner.takeEvents();
+      if (fresh.length === 0) continue;
+      for (const e of fresh) this.events.push(e);
+      this.dirty = true;
+    }
+  }
+
+  /** Watches the roots and every journal folder; polling covers what events miss. */
+  private watchTree(): void {
+    const dirs = new Set<string>();
+    for (const root of this.roots) {
+      const abs = path.resolve(this.cwd, root);
+      if (!existsSync(abs)) continue;
+      let isDir = false;
+      try {
+        isDir = statSync(abs).isDirectory();
+      } catch {
+        continue;
+      }
+      if (!isDir) {
+        dirs.add(path.dirname(abs));
+        continue;
+      }
+      dirs.add(abs);
+      const users = path.join(abs, 'v1', 'users');
+      if (existsSync(users)) {
+        dirs.add(users);
+        for (const owner of safeReaddir(users)) {
+          const sessions = path.join(users, owner, 'sessions');
+          if (existsSync(sessions)) dirs.add(sessions);
+        }
+      }
+    }
+    for (const tail of this.tails.values()) dirs.add(path.dirname(tail.file.path));
+    for (const dir of dirs) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        const w = watch(dir, { persistent: false }, () => this.kick(true));
+        w.on('error', () => {
+          w.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, w);
+      } catch {
+        // no inotify watches left, or a network file system: polling still works
+      }
+    }
+  }
+
+  private fileStats(): FileStats[] {
+    return [...this.tails.values()].map((t) => t.scanner.stats);
+  }
+
+  /** Which delegations the target names right now (all of them without a target). */
+  private followed(): Delegation[] {
+    const all = this.delegations;
+    const t = this.target;
+    if (t === undefined || t === '') return all;
+    if (t === 'last') {
+      const started = all.filter((d) => d.started);
+      if (started.length) this.newestKeys.add(started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b)).key);
+      return all.filter((d) => this.newestKeys.has(d.key));
+    }
+    const sessionFiles = new Map<string, string[]>();
+    for (const tail of this.tails.values()) {
+      const list = sessionFiles.get(tail.file.sessionId) ?? [];
+      list.push(tail.file.display);
+      sessionFiles.set(tail.file.sessionId, list);
+    }
+    const r = resolveTarget(t, all, sessionFiles);
+    if (r.ok) return r.delegations;
+    return r.reason === 'ambiguous' ? r.candidates : [];
+  }
+
+  private evaluate(): void {
+    if (this.dirty) {
+      this.delegations = groupDelegations(this.events).sort(delegationOrder);
+      this.dirty = false;
+    }
+    const now = this.now();
+    for (const d of this.followed()) {
+      if (this.printed.has(d.key)) continue;
+      if (d.completed) {
+        this.printed.add(d.key);
+        this.print(d, now);
+        continue;
+      }
+      if (!d.started) continue; // an orphan: nothing says when it would be complete
+      const newest = newestEventMs(d);
+      if (newest === null || now - newest < this.staleAfterMs) continue;
+      const warnedAt = this.staleAt.get(d.key);
+      if (warnedAt !== undefined && warnedAt >= newest) continue; // already said, and nothing new since
+      this.staleAt.set(d.key, newest);
+      this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and no new event for ${Math.round((now - newest) / 1000)}s (--stale-after ${Math.round(this.staleAfterMs / 1000)}s)\n`);
+      this.print(d, now);
+    }
+  }
+
+  private print(d: Delegation, now: number): void {
+    const fileSet = new Set(d.files);
+    const files = this.fileStats().filter((f) => fileSet.has(f.file));
+    const options = { ...this.settings.options, checkOptions: { ...this.settings.options.checkOptions, nowMs: now } };
+    const report = buildTraceReport({ events: d.events, files }, { delegations: this.delegations, selected: [d], kind: 'follow' }, options);
+    // Text blocks are separated by a blank line, as in a multi-delegation report.
+    const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';
+    this.io.stdout.write(gap + FORMATTERS[this.settings.format](report, { color: this.settings.color, failOn: this.settings.failOn }));
+  }
+}
+
+function newestEventMs(d: Delegation): number | null {
+  let newest: number | null = null;
+  for (const e of d.events) if (e.time && (newest === null || e.time.ms > newest)) newest = e.time.ms;
+  return newest;
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,66 @@
+import type { Writable } from 'node:stream';
+
+/** A progress line for long scans: files and bytes done, throughput. Written to a TTY only. */
+export interface Progress {
+  /** Matches AnalyzeOptions.onFile. */
+  onFile: (done: number, total: number, bytes: number) => void;
+  /** Erases the line (call before anything else is printed). */
+  finish: () => void;
+}
+
+export interface ProgressOptions {
+  quiet?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Injectable clock (ms), for tests. */
+  now?: () => number;
+  /** Nothing is drawn before this (short scans stay silent). */
+  delayMs?: number;
+  /** At most one redraw per interval. */
+  intervalMs?: number;
+}
+
+const BAR = 20;
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+  if (n >= 1024 ** 2) return `${(n / 1024 ** 2).toFixed(n >= 100 * 1024 ** 2 ? 0 : 1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(0)} KiB`;
+  return `${n} B`;
+}
+
+/** The line itself: `[#####---------------] 120/400 files  312 MiB  850 MiB/s`. */
+export function progressLine(done: number, total: number, bytes: number, elapsedMs: number): string {
+  const filled = total > 0 ? Math.min(BAR, Math.round((done / total) * BAR)) : 0;
+  const rate = elapsedMs > 0 ? formatBytes((bytes / elapsedMs) * 1000) : '-';
+  return `[${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}] ${done}/${total} files  ${formatBytes(bytes)}  ${rate}/s`;
+}
+
+/**
+ * Returns a progress reporter when `stream` is a terminal and the user did not ask for quiet;
+ * otherwise null, so pipes, files and CI logs never see carriage returns.
+ */
+export function createProgress(stream: Writable & { isTTY?: boolean }, options: ProgressOptions = {}): Progress | null {
+  const env = options.env ?? process.env;
+  if (options.quiet || !stream.isTTY || env.TERM === 'dumb' || env.CI) return null;
+  const now = options.now ?? (() => performance.now());
+  const delayMs = options.delayMs ?? 250;
+  const intervalMs = options.intervalMs ?? 100;
+  const began = now();
+  let lastDraw = -Infinity;
+  let width = 0;
+  return {
+    onFile(done, total, bytes) {
+      const t = now();
+      if (t - began < delayMs || (t - lastDraw < intervalMs && done < total)) return;
+      lastDraw = t;
+      const text = progressLine(done, total, bytes, t - began);
+      // Pad over a longer previous line instead of using escape codes every terminal may not know.
+      stream.write(`\r${text.padEnd(width)}`);
+      width = text.length;
+    },
+    finish() {
+      if (width > 0) stream.write(`\r${' '.repeat(width)}\r`);
+      width = 0;
+    },
+  };
+}

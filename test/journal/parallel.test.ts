@@ -1,0 +1,110 @@
+// The worker-thread scan must be invisible in results: same events, same stats, same order as
+// the sequential scan, on the bundled demo tree and on a tree with every awkward case.
+// Workers load dist/journal/worker.js: `npm test` builds first (run `npx tsc -p .` otherwise).
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverJournals } from '../../src/journal/discover.js';
+import { scanJournalsParallel } from '../../src/journal/parallel.js';
+import { scanJournals } from '../../src/journal/scan.js';
+import { FIXTURES, ROOT } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
+
+const TS = (m: number, s: number) => `2025-11-03T09:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}.123456789+00:00`;
+const llm = (m: number) => JSON.stringify({ type: 'llm_round', ts: TS(m, 0), session_id: 's', turn: 1, metadata: { finish_reason: 'stop', text: 'delegation_started is mentioned here' } });
+
+let dir: string;
+
+/** One delegation per session, spread over files with every reader edge case. */
+function buildTree(root: string): void {
+  const sessions = path.join(root, 'v1', 'users', 'b64-bG9jYWw', 'sessions');
+  mkdirSync(sessions, { recursive: true });
+  for (let i = 0; i < 6; i++) {
+    const d = `d-${i}`;
+    const lines = [
+      ev.started(TS(i, 1), { delegation_id: d, parent_run_id: `p-${i}`, pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] }),
+      llm(i),
+      ev.subStarted(TS(i, 2), { delegation_id: d, sub_run_id: `r-${i}-a`, parent_run_id: `p-${i}`, agent_id: 'coder' }),
+      ev.subStarted(TS(i, 3), { delegation_id: d, sub_run_id: `r-${i}-b`, parent_run_id: `p-${i}`, agent_id: 'reviewer' }),
+      ev.subCompleted(TS(i, 4), { delegation_id: d, sub_run_id: `r-${i}-a`, agent_id: 'coder', status: 'completed', output_preview: `done ${i}` }),
+      ev.completed(TS(i, 6), { delegation_id: d, pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial' }),
+    ];
+    const folder = i % 2 ? sessions : root; // both layouts
+    writeFileSync(path.join(folder, `s-${i}.jsonl`), i === 3 ? lines.join('\r\n') + '\r\n' : journal(...lines));
+  }
+  // A live pair: the archive holds the first lines again, the plain file goes on.
+  const pair = [ev.started(TS(10, 1), { delegation_id: 'd-pair', parent_run_id: 'p-pair', pattern: 'sequential', agent_ids: ['a'] }), llm(10)];
+  writeFileSync(path.join(sessions, 'pair.jsonl.gz'), gzipSync(journal(...pair)));
+  writeFileSync(path.join(sessions, 'pair.jsonl'), journal(...pair, ev.subStarted(TS(10, 2), { delegation_id: 'd-pair', sub_run_id: 'r-pair', parent_run_id: 'p-pair', agent_id: 'a' })));
+  // Gen 0 wrote no preview keys at all.
+  writeFileSync(path.join(root, 'gen0.jsonl'), journal(JSON.stringify({ type: 'delegation_sub_run_completed', ts: TS(30, 1), session_id: 's', metadata: { agent_id: 'a', delegation_id: 'd-0', error: null, status: 'completed', sub_run_id: 'r-gen0' } })));
+  // Malformed, missing fields, a bad timestamp and a partial last line.
+  writeFileSync(
+    path.join(root, 'odd.jsonl'),
+    `\ufeff${journal('not json', '{"type":"delegation_retry","ts":"x"}', ev.started('yesterday', { delegation_id: 'd-odd', parent_run_id: 'p', pattern: 'fork', agent_ids: ['w×2'] }))}{"type":"delegation_completed","ts":"2025-11-03T0`,
+  );
+  // An archive cut in half: an error for that file, the rest still read.
+  const gz = gzipSync(journal(ev.started(TS(20, 1), { delegation_id: 'd-gz', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }), ...Array.from({ length: 3000 }, () => llm(20))));
+  writeFileSync(path.join(root, 'broken.jsonl.gz'), gz.subarray(0, gz.length >> 1));
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'td-parallel-'));
+  buildTree(dir);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function both(root: string, jobs: number) {
+  const files = await discoverJournals([root], ROOT);
+  const sequential = await scanJournals(files);
+  let plan = { threads: -1, fellBack: -1 };
+  const parallel = await scanJournalsParallel(files, { jobs, minParallelBytes: 0, onPlan: (p) => (plan = p) });
+  return { files, sequential, parallel, plan };
+}
+
+describe('scanJournalsParallel', () => {
+  it('finds the compiled worker (built by `npm test` / `npx tsc -p .`)', () => {
+    expect(existsSync(path.join(ROOT, 'dist', 'journal', 'worker.js'))).toBe(true);
+  });
+
+  it('gives exactly the sequential events and stats on a tree with every reader edge case', async () => {
+    const { files, sequential, parallel, plan } = await both(dir, 2);
+    expect(plan).toEqual({ threads: 2, fellBack: 0 });
+    expect(files.length).toBe(11);
+    expect(parallel.files).toStrictEqual(sequential.files);
+    expect(parallel.events).toStrictEqual(sequential.events);
+    // The edge cases really are there, so equality means something.
+    const byName = new Map(parallel.files.map((f) => [path.basename(f.file), f]));
+    expect(byName.get('pair.jsonl.gz')!.duplicateLines + byName.get('pair.jsonl')!.duplicateLines).toBe(1);
+    expect(byName.get('odd.jsonl')).toMatchObject({ malformedLines: 1, missingFieldLines: 1, badTimestampLines: 1, partialLines: 1 });
+    expect(byName.get('broken.jsonl.gz')!.error).toMatch(/gzip|unexpected end/i);
+    expect(parallel.events.filter((e) => e.type === 'delegation_started').map((e) => e.type === 'delegation_started' && e.delegationId)).toContain('d-pair');
+    // Gen 0: no output_preview key stays "absent" (undefined), not null, after the thread hop.
+    const gen0 = parallel.events.find((e) => e.type === 'delegation_sub_run_completed' && e.subRunId === 'r-gen0');
+    expect(gen0 && 'outputPreview' in gen0 && gen0.outputPreview).toBeUndefined();
+  });
+
+  it('gives the same result on the demo tree with more workers than files', async () => {
+    const { sequential, parallel, plan } = await both(path.join(FIXTURES, 'sessions'), 8);
+    expect(plan.threads).toBeGreaterThanOrEqual(2);
+    expect(parallel).toStrictEqual(sequential);
+  });
+
+  it('reads small inputs in this thread by default', async () => {
+    const files = await discoverJournals([dir], ROOT);
+    let threads = -1;
+    const r = await scanJournalsParallel(files, { jobs: 2, onPlan: (p) => (threads = p.threads) });
+    expect(threads).toBe(0);
+    expect(r).toStrictEqual(await scanJournals(files));
+  });
+
+  it('reports progress once per file, ending at the total', async () => {
+    const files = await discoverJournals([dir], ROOT);
+    const calls: [number, number, number][] = [];
+    const r = await scanJournalsParallel(files, { jobs: 2, minParallelBytes: 0, onFile: (d, t, b) => calls.push([d, t, b]) });
+    expect(calls.map((c) => c[0])).toEqual(files.map((_, i) => i + 1));
+    expect(calls.at(-1)).toEqual([files.length, files.length, r.files.reduce((n, f) => n + f.bytes, 0)]);
+  });
+});

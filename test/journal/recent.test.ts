@@ -1,0 +1,148 @@
+// `last` reads newest-first by mtime and stops once the newest delegation_started is newer than
+// every unread file. It must give the same delegation report as a full scan, reading fewer files.
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { analyze, TargetError } from '../../src/analyze.js';
+import { discoverJournals } from '../../src/journal/discover.js';
+import { scanRecentFirst } from '../../src/journal/recent.js';
+import { scanJournals } from '../../src/journal/scan.js';
+import { ev, journal } from '../helpers/journal.js';
+
+const NOW = Date.parse('2026-01-10T00:00:00Z');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('Z', '000000+00:00');
+const DAY = 86_400_000;
+
+/** Writes a journal and sets its mtime to its last event, as the engine's appends would. */
+function put(root: string, rel: string, lines: string[], lastMs: number, gzip = false): string {
+  const p = path.join(root, rel);
+  mkdirSync(path.dirname(p), { recursive: true });
+  writeFileSync(p, gzip ? gzipSync(journal(...lines)) : journal(...lines));
+  utimesSync(p, new Date(lastMs), new Date(lastMs));
+  return p;
+}
+
+/** A delegation of two sub-runs starting at `t`, events in one file (or the sub-runs in another). */
+function delegation(id: string, t: number, status = 'completed') {
+  const parent = `p-${id}`;
+  return {
+    head: [ev.started(iso(t), { delegation_id: id, parent_run_id: parent, pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] })],
+    runs: [
+      ev.subStarted(iso(t + 100), { delegation_id: id, sub_run_id: `${id}-a`, parent_run_id: parent, agent_id: 'coder' }),
+      ev.subStarted(iso(t + 200), { delegation_id: id, sub_run_id: `${id}-b`, parent_run_id: parent, agent_id: 'reviewer' }),
+      ev.subCompleted(iso(t + 5000), { delegation_id: id, sub_run_id: `${id}-a`, agent_id: 'coder', status: 'completed', output_preview: `a of ${id}` }),
+      ev.subCompleted(iso(t + 6000), { delegation_id: id, sub_run_id: `${id}-b`, agent_id: 'reviewer', status, output_preview: null, error: status === 'failed' ? 'boom' : null }),
+    ],
+    tail: [ev.completed(iso(t + 7000), { delegation_id: id, pattern: 'fan_out', total_sub_runs: 2, succeeded: status === 'completed' ? 2 : 1, failed: status === 'completed' ? 0 : 1, aggregated_status: status === 'completed' ? 'completed' : 'partial' })],
+  };
+}
+
+/**
+ * Twelve sessions over twelve days. The newest delegation (d-new) starts in the newest session and
+ * its sub-runs land in another session file (the tracker's), both written after it started. An
+ * older session, still written to later, is modified after d-new started too.
+ */
+function history(): { root: string; newest: string } {
+  const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+  dirs.push(root);
+  for (let i = 0; i < 10; i++) {
+    const t = NOW - (12 - i) * DAY;
+    const d = delegation(`d-old-${i}`, t, i % 3 ? 'completed' : 'failed');
+    put(root, `${i % 2 ? 'v1/users/b64-bG9jYWw/sessions/' : ''}s-${i}.jsonl${i === 4 ? '.gz' : ''}`, [...d.head, ...d.runs, ...d.tail], t + 7000, i === 4);
+  }
+  const t = NOW - 3600_000;
+  const d = delegation('d-new', t, 'failed');
+  put(root, 'v1/users/b64-bG9jYWw/sessions/s-request.jsonl', [...d.head, ...d.tail], t + 7000);
+  put(root, 'v1/users/b64-YWxpY2U/sessions/s-tracker.jsonl', d.runs, t + 6000);
+  // A long session that started days ago but kept writing after d-new started.
+  const busy = delegation('d-busy', NOW - 2 * DAY);
+  put(root, 's-busy.jsonl', [...busy.head, ...busy.runs, ...busy.tail, ev.marker(iso(t + 9000), 'pause', 'x')], t + 9000);
+  return { root, newest: 'd-new' };
+}
+
+const opts = (root: string) => ({ sessions: [root], cwd: root, checkOptions: { nowMs: NOW } });
+
+describe('recent-first last', () => {
+  it('gives the same report as a full scan while reading only the files written since the newest start', async () => {
+    const { root, newest } = history();
+    const fast = await analyze(opts(root));
+    const full = await analyze({ ...opts(root), recentFirst: false });
+    expect(fast.report.delegations.map((d) => d.id)).toEqual([newest]);
+    expect(fast.report.delegations).toEqual(full.report.delegations);
+    // The three files written after d-new started, out of thirteen.
+    expect(full.scan.files).toHaveLength(13);
+    expect(fast.scan.files.map((f) => path.basename(f.file)).sort()).toEqual(['s-busy.jsonl', 's-request.jsonl', 's-tracker.jsonl']);
+    expect(fast.report.limits.join('\n')).toMatch(/last read 3 of 13 journal files/);
+    expect(full.report.limits.join('\n')).not.toMatch(/last read/);
+  });
+
+  it('numbers files and events as the full scan does', async () => {
+    const { root } = history();
+    const files = await discoverJournals([root], root);
+    const full = await scanJournals(files);
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset));
+    expect(r.fullReason).toBeNull();
+    expect(r.read).toBe(3);
+    for (const f of r.scan.files) expect(f).toEqual(full.files[f.fileIndex]);
+    const wanted = new Set(r.scan.files.map((f) => f.fileIndex));
+    expect(r.scan.events).toEqual(full.events.filter((e) => wanted.has(e.fileIndex)));
+  });
+
+  it('reads both files of a .jsonl / .jsonl.gz pair when one of them is recent', async () => {
+    const { root } = history();
+    const t = NOW - 1800_000;
+    const d = delegation('d-pair', t);
+    // The archive is old; the plain file repeats its first line and goes on.
+    put(root, 's-pair.jsonl.gz', [ev.marker(iso(NOW - 5 * DAY), 'resume', 'y'), ...d.head.slice(0, 0)], NOW - 5 * DAY, true);
+    put(root, 's-pair.jsonl', [ev.marker(iso(NOW - 5 * DAY), 'resume', 'y'), ...d.head, ...d.runs, ...d.tail], t + 7000);
+    const fast = await analyze(opts(root));
+    const full = await analyze({ ...opts(root), recentFirst: false });
+    expect(fast.report.delegations.map((x) => x.id)).toEqual(['d-pair']);
+    expect(fast.report.delegations).toEqual(full.report.delegations);
+    const read = fast.scan.files.map((f) => path.basename(f.file));
+    expect(read).toContain('s-pair.jsonl.gz');
+    // Discovery order puts s-pair.jsonl first, so the archive's copy of the shared line is the repeat.
+    expect(fast.scan.files.find((f) => f.file.endsWith('s-pair.jsonl.gz'))!.duplicateLines).toBe(1);
+  });
+
+  it('reads everything when a file it reads holds lines newer than its mtime (clock skew, copies)', async () => {
+    const { root } = history();
+    // Written by a host whose clock runs a day ahead: mtime says 30 min ago, its lines say tomorrow.
+    const d = delegation('d-skewed', NOW + DAY);
+    put(root, 's-skewed.jsonl', [...d.head, ...d.runs, ...d.tail], NOW - 1800_000);
+    const files = await discoverJournals([root], root);
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset));
+    expect(r.fullReason).toMatch(/s-skewed.jsonl has lines newer than its modification time/);
+    expect(r.read).toBe(files.length);
+    const fast = await analyze(opts(root));
+    const full = await analyze({ ...opts(root), recentFirst: false });
+    expect(fast.report.delegations).toEqual(full.report.delegations);
+    expect(fast.report.limits).toEqual(full.report.limits);
+  });
+
+  it('reads everything when a delegation_started has no parseable ts', async () => {
+    const { root } = history();
+    put(root, 's-untimed.jsonl', [ev.started('sometime', { delegation_id: 'd-untimed', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })], NOW - 60_000);
+    const files = await discoverJournals([root], root);
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset));
+    expect(r.read).toBe(files.length);
+    expect(r.fullReason).toMatch(/no parseable ts/);
+  });
+
+  it('says no delegation was found after reading every file, like the full scan', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    put(root, 'a.jsonl', [ev.marker(iso(NOW - DAY), 'pause', 'r')], NOW - DAY);
+    put(root, 'b.jsonl', [ev.marker(iso(NOW - 2 * DAY), 'pause', 'r')], NOW - 2 * DAY);
+    const err = await analyze(opts(root)).catch((e) => e);
+    expect(err).toBeInstanceOf(TargetError);
+    expect(err.message).toBe('no delegation_started event found in 2 journal files under ' + root);
+  });
+});

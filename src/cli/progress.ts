@@ -43,7 +43,7 @@ export function createProgress(stream: Writable & { isTTY?: boolean }, options: 
   const env = options.env ?? process.env;
   if (options.quiet || !stream.isTTY || env.TERM === 'dumb' || env.CI) return null;
   const now = options.now ?? (() => performance.now());
-  const delayMs = options.delayMs ?? 250;
+  const delayMs = options.delayMs ?? (env.TRACE_DELEGATION_PROGRESS_DELAY_MS ? Number(env.TRACE_DELEGATION_PROGRESS_DELAY_MS) : 250);
   const intervalMs = options.intervalMs ?? 100;
   const began = now();
   let lastDraw = -Infinity;

@@ -1,0 +1,145 @@
+// --follow runs the real binary on a temp tree while the test appends to its journals.
+// (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
+
+interface Follow {
+  child: ChildProcess;
+  out: () => string;
+  err: () => string;
+  waitFor: (what: RegExp, timeoutMs?: number) => Promise<void>;
+  stop: () => Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const c of running.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follow {
+  const child = spawn(process.execPath, [BIN, '--follow', '--sessions', dir, ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_POLL_MS: '100', TRACE_DELEGATION_NOW: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    out: () => out,
+    err: () => err,
+    waitFor: (what, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const began = Date.now();
+        const tick = setInterval(() => {
+          if (what.test(out)) {
+            clearInterval(tick);
+            resolve();
+          } else if (Date.now() - began > timeoutMs || child.exitCode !== null) {
+            clearInterval(tick);
+            reject(new Error(`timed out waiting for ${what}; stdout:\n${out}\nstderr:\n${err}`));
+          }
+        }, 50);
+      }),
+    stop: () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const iso = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '000000+00:00');
+
+function tree(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'td-follow-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const started = (id: string, ts = iso()) => ev.started(ts, { delegation_id: id, parent_run_id: `p-${id}`, pattern: 'fan_out', agent_ids: ['coder'] });
+const subStarted = (id: string, ts = iso()) => ev.subStarted(ts, { delegation_id: id, sub_run_id: `r-${id}`, parent_run_id: `p-${id}`, agent_id: 'coder' });
+const subDone = (id: string, ts = iso()) => ev.subCompleted(ts, { delegation_id: id, sub_run_id: `r-${id}`, agent_id: 'coder', status: 'completed', output_preview: `done ${id}` });
+const completed = (id: string, ts = iso()) => ev.completed(ts, { delegation_id: id, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `done ${id}` });
+const whole = (id: string) => [started(id), subStarted(id), subDone(id), completed(id)];
+
+describe('--follow', () => {
+  it('replays, then prints each delegation as it completes, waiting for a partial line to end', async () => {
+    const dir = tree();
+    const journalPath = path.join(dir, 's-1.jsonl');
+    writeFileSync(journalPath, journal(...whole('d-1'), started('d-2')));
+    const f = follow(dir, []);
+    await f.waitFor(/Delegation Trace: d-1/); // replayed
+    expect(f.out()).not.toContain('d-2');
+
+    appendFileSync(journalPath, journal(subStarted('d-2'), subDone('d-2')));
+    const last = completed('d-2');
+    appendFileSync(journalPath, last.slice(0, 80)); // the writer is mid-line
+    await sleep(800); // several polls and file events
+    expect(f.out()).not.toContain('Delegation Trace: d-2');
+    appendFileSync(journalPath, `${last.slice(80)}\n`);
+    await f.waitFor(/Delegation Trace: d-2[\s\S]*delegation completed: succeeded=1 failed=0 status=completed/);
+
+    // A new session in a new owner folder is picked up too.
+    const owner = path.join(dir, 'v1', 'users', 'b64-bmV3', 'sessions');
+    mkdirSync(owner, { recursive: true });
+    writeFileSync(path.join(owner, 's-2.jsonl'), journal(...whole('d-3')));
+    await f.waitFor(/Delegation Trace: d-3/);
+
+    expect(await f.stop()).toBe(0);
+    const out = f.out();
+    expect(out.match(/Delegation Trace: /g)).toHaveLength(3); // each printed once
+    expect(out.indexOf('d-1')).toBeLessThan(out.indexOf('Delegation Trace: d-2'));
+    expect(out).not.toMatch(/malformed|partial/i); // the half-written line was never consumed as one
+    expect(f.err()).toBe('');
+  });
+
+  it('warns about a delegation that stays open past --stale-after, and reports it when it completes', async () => {
+    const dir = tree();
+    const journalPath = path.join(dir, 's-1.jsonl');
+    writeFileSync(journalPath, journal(started('d-open'), subStarted('d-open')));
+    const f = follow(dir, ['--stale-after', '1s']);
+    await f.waitFor(/Delegation Trace: d-open/);
+    expect(f.err()).toMatch(/delegation d-open is still open: no delegation_completed and no new event for \d+s \(--stale-after 1s\)/);
+    expect(f.out()).toMatch(/\[warning\] delegation-incomplete: no delegation_completed/);
+    expect(f.out()).toMatch(/missing-completion: sub-run r-d-open \(agent coder\) started but never completed/);
+
+    appendFileSync(journalPath, journal(subDone('d-open'), completed('d-open')));
+    await f.waitFor(/delegation completed: succeeded=1 failed=0 status=completed/);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().match(/Delegation Trace: d-open/g)).toHaveLength(2); // the warning, then the final report
+  });
+
+  it('follows only the target it is given', async () => {
+    const dir = tree();
+    const journalPath = path.join(dir, 's-1.jsonl');
+    writeFileSync(journalPath, journal(started('d-a'), started('d-b')));
+    const f = follow(dir, ['d-b', '--format', 'json']);
+    await sleep(300);
+    appendFileSync(journalPath, journal(subStarted('d-a'), subDone('d-a'), completed('d-a'), subStarted('d-b'), subDone('d-b'), completed('d-b')));
+    await f.waitFor(/"id": "d-b"/);
+    expect(await f.stop()).toBe(0);
+    expect(f.out()).not.toContain('"id": "d-a"');
+    expect(JSON.parse(f.out()).delegations.map((d: { id: string }) => d.id)).toEqual(['d-b']);
+  });
+
+  it('refuses standard input and --output with one sentence', async () => {
+    const dir = tree();
+    for (const args of [['--stdin'], ['--output', `json=${path.join(dir, 'x.json')}`]]) {
+      const f = follow(dir, args);
+      expect(await new Promise((r) => f.child.on('exit', r))).toBe(2);
+      expect(f.err()).toMatch(/^trace-delegation: .*--follow.*\n$/);
+    }
+  });
+});

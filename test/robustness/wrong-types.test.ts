@@ -23,8 +23,11 @@ interface Doc {
 }
 
 /** Writes one journal and returns its JSON report, after every format rendered it without failing. */
+const tempRoots = new Map<string, string>();
+
 async function everyFormat(name: string, lines: string[]): Promise<Doc> {
   const root = tempDir(name);
+  tempRoots.set(name, root);
   writeTree(root, { [`${name}.jsonl`]: `${lines.join('\n')}\n` });
   for (const format of Object.keys(FORMATTERS)) {
     const r = await runMain(['--sessions', root, '--all', '--format', format]);
@@ -87,6 +90,10 @@ describe('timestamps that do not parse', () => {
     expect(d.timeline.map((t) => t.time === null)).toEqual([false, true, false, true, false, true]);
     expect(d.timeline[1].ts).toBe('yesterday at noon');
     expect(d.limits).toContain('3 events have a timestamp that does not parse; ordered by file position.');
+    // The HTML hover card says so too, instead of an offset computed from a missing time.
+    const html = (await runMain(['--sessions', tempRoots.get('bad-ts')!, '--all', '--format', 'html'])).stdout;
+    expect(html).toContain('yesterday at noon (timestamp does not parse)');
+    expect(html).not.toMatch(/\(−\d+h/);
   });
 });
 

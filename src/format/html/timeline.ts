@@ -254,13 +254,16 @@ function firstStart(d: DelegationReport): number | null {
   return starts.length ? Math.min(...starts) : null;
 }
 
+/** Offset from the delegation start; a journaled ts that does not parse has no time (null ms). */
+const at = (ms: number | null, origin: number): string => (ms === null ? 'timestamp does not parse' : offset(ms - origin));
+
 function tip(f: Frame, a: AttemptReport, open: boolean, late: boolean, findings: string[]): Tip {
   const rows: [string, string][] = [
     ['agent', a.agentId ?? '?'],
     ['attempt', String(a.attempt)],
     ['status', open ? `${a.status ?? 'running'} (no completion journaled)` : a.status ?? '?'],
-    ['start', a.startTs ? `${a.startTs} (${offset(a.startMs! - f.origin)})` : 'not journaled'],
-    ['end', open ? `open; last event seen ${f.lastMs !== null ? offset(f.lastMs - f.origin) : '?'}` : a.endTs ? `${a.endTs} (${offset(a.endMs! - f.origin)})` : 'not journaled'],
+    ['start', a.startTs ? `${a.startTs} (${at(a.startMs, f.origin)})` : 'not journaled'],
+    ['end', open ? `open; last event seen ${f.lastMs !== null ? offset(f.lastMs - f.origin) : '?'}` : a.endTs ? `${a.endTs} (${at(a.endMs, f.origin)})` : 'not journaled'],
   ];
   if (a.startMs !== null && a.endMs !== null && !open) rows.push(['duration', duration(a.endMs - a.startMs)]);
   if (late) rows.push(['late', `${offset(a.endMs! - f.joinMs!)} after the join`]);

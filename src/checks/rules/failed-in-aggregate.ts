@@ -2,13 +2,12 @@ import { compareInstants } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
 import { hasSubRunEvents, loc, settledAtJoin, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
+import { MIN_SUBSTRING, previewsIn, withoutTruncationMark } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
 import type { Check, Report } from '../types.js';
 
 /** The AllResults separator (coordination.rs). */
 const SEPARATOR = '\n---\n';
-/** Shorter previews only match a whole segment: "ok" inside a sentence proves nothing. */
-const MIN_SUBSTRING = 40;
 
 export const failedInAggregate: Check = {
   meta: {
@@ -77,12 +76,12 @@ function childEvidence(run: SubRun): Location[] {
 }
 
 /** Aggregate segments that are the output of a run that did not succeed, or of another delegation. */
-function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: Delegation[]): Report[] {
+function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: readonly Delegation[]): Report[] {
   const agg = join.aggregatedOutputPreview;
   if (typeof agg !== 'string' || agg.trim() === '') return [];
-  const segments = new Set(agg.split(SEPARATOR).map((s) => s.trim()).filter(Boolean));
-  // A preview truncated by the journal (500 chars + "…") can only match by its kept prefix.
-  const core = (preview: string) => (preview.endsWith('…') ? preview.slice(0, -1) : preview);
+  const parts = agg.split(SEPARATOR).map((s) => s.trim());
+  const segments = new Set(parts.filter(Boolean));
+  const core = withoutTruncationMark;
   const contains = (preview: string): boolean => segments.has(preview) || (core(preview).length >= MIN_SUBSTRING && agg.includes(core(preview)));
   // What a run of this delegation completed by the join is its own output, whoever else wrote it too;
   // and a text it quotes in its own output reached the aggregate through that run.
@@ -96,7 +95,7 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: Dele
   const reported = new Set<string>();
   const report = (c: SubRunCompletedEvent, label: string, runId: string) => {
     const p = c.outputPreview?.trim();
-    if (!p || ownOutput(p) || reported.has(p) || !contains(p)) return;
+    if (!p || ownOutput(p) || reported.has(p)) return;
     // Only an artifact that existed before the join can have been joined.
     if (join.time && c.time && compareInstants(c.time, join.time) > 0) return;
     reported.add(p);
@@ -104,18 +103,27 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: Dele
   };
   for (const run of d.runs.values()) {
     const c = finalTerminal(run);
-    if (c && c.status !== 'completed') report(c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}), whose final status is ${c.status}`, run.runId);
+    if (c && c.status !== 'completed' && c.outputPreview && contains(c.outputPreview.trim()))
+      report(c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}), whose final status is ${c.status}`, run.runId);
   }
-  const tree = new Set(delegationTree(d));
-  for (const other of all) {
-    if (tree.has(other)) continue; // nested delegations feed the outer run legitimately
-    for (const run of other.runs.values()) {
-      for (const c of run.completions) {
-        report(c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}) of delegation ${other.key} (parent run ${other.parentRunId ?? '?'}), not of this delegation${staleNote(d, join, run.agentId)}`, run.runId);
-      }
-    }
-  }
+  // A segment that is this delegation's own output (the last one may be cut by the journal's
+  // truncation) holds nothing foreign: only the other segments are searched.
+  const last = parts[parts.length - 1];
+  const ownSegment = (seg: string) => own.includes(seg) || (seg === last && agg.endsWith('…') && own.some((o) => o.startsWith(core(seg))));
+  const searched = [...segments].filter((seg) => !ownSegment(seg));
+  if (searched.length === 0) return out;
+  const tree = new Set(delegationTree(d)); // nested delegations feed the outer run legitimately
+  const foreign = previewsIn(all, searched)
+    .filter((ref) => !tree.has(ref.delegation))
+    .sort((a, b) => newestFirst(a.completion, b.completion)); // the newest artifact is the one still in the store
+  for (const ref of foreign)
+    report(ref.completion, `the output of sub-run ${ref.run.runId} (agent ${ref.run.agentId ?? '?'}) of delegation ${ref.delegation.key} (parent run ${ref.delegation.parentRunId ?? '?'}), not of this delegation${staleNote(d, join, ref.run.agentId)}`, ref.run.runId);
   return out;
+}
+
+function newestFirst(a: SubRunCompletedEvent, b: SubRunCompletedEvent): number {
+  if (a.time && b.time) return compareInstants(b.time, a.time) || b.fileIndex - a.fileIndex || b.line - a.line;
+  return a.time ? -1 : b.time ? 1 : a.fileIndex - b.fileIndex || a.line - b.line;
 }
 
 /** When this delegation's own run of the same agent did not succeed, the foreign output stood in for it. */

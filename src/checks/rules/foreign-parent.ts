@@ -1,5 +1,6 @@
 import type { DelegationEvent } from '../../journal/types.js';
 import type { Delegation, SubRun } from '../../model/delegation.js';
+import { runsById } from '../../model/cross-index.js';
 import { loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
@@ -48,17 +49,17 @@ function foreignStarts(d: Delegation): Report[] {
 }
 
 /** A sub_run_id with start or completion events in another delegation as well. */
-function sharedRunIds(d: Delegation, all: Delegation[]): Report[] {
+function sharedRunIds(d: Delegation, all: readonly Delegation[]): Report[] {
   const out: Report[] = [];
+  const index = runsById(all);
   for (const run of d.runs.values()) {
     const mine = firstEvent(run);
     if (!mine) continue;
-    const elsewhere = all.filter((o) => o !== d && o.runs.has(run.runId) && firstEvent(o.runs.get(run.runId)!));
+    const elsewhere = (index.get(run.runId) ?? []).filter((ref) => ref.delegation !== d);
     if (elsewhere.length === 0) continue;
-    const there = elsewhere.map((o) => firstEvent(o.runs.get(run.runId)!)!);
     out.push({
-      message: `sub-run ${run.runId} also appears in delegation ${elsewhere.map((o) => `${o.key} (parent run ${o.parentRunId ?? '?'})`).join(', ')}: one run's result can be joined by two delegations`,
-      evidence: [mine, ...there].map(loc),
+      message: `sub-run ${run.runId} also appears in delegation ${elsewhere.map((ref) => `${ref.delegation.key} (parent run ${ref.delegation.parentRunId ?? '?'})`).join(', ')}: one run's result can be joined by two delegations`,
+      evidence: [mine, ...elsewhere.map((ref) => firstEvent(ref.run)!)].map(loc),
       runs: [run.runId],
     });
   }

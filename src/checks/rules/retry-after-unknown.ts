@@ -1,6 +1,7 @@
 import { compareInstants } from '../../journal/time.js';
 import type { Instant, Location } from '../../journal/types.js';
 import type { Delegation, SubRun } from '../../model/delegation.js';
+import { delegationsByParentRun, memoPerScan } from '../../model/cross-index.js';
 import { isTimeoutError, loc, terminalCompletions } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
@@ -45,12 +46,7 @@ export const retryAfterUnknown: Check = {
   run({ delegation: d, all }) {
     const out: Report[] = [];
     // The same parent run delegating to the same agent again is the classic repeat, so siblings count too.
-    const siblings = all.filter((o) => o === d || (o.parentRunId !== null && o.parentRunId === d.parentRunId));
-    const unknowns: Unknown[] = [];
-    for (const o of siblings) for (const run of o.runs.values()) {
-      const u = unknownOutcome(o, run);
-      if (u) unknowns.push(u);
-    }
+    const unknowns = d.parentRunId === null ? unknownsOf([d]) : unknownsByParentRun(all).get(d.parentRunId) ?? unknownsOf([d]);
     for (const run of d.runs.values()) {
       const start = run.starts[0];
       if (!start?.time || !run.agentId) continue;
@@ -68,6 +64,18 @@ export const retryAfterUnknown: Check = {
     return out;
   },
 };
+
+function unknownsOf(delegations: readonly Delegation[]): Unknown[] {
+  const out: Unknown[] = [];
+  for (const o of delegations) for (const run of o.runs.values()) {
+    const u = unknownOutcome(o, run);
+    if (u) out.push(u);
+  }
+  return out;
+}
+
+/** parent_run_id → the unknown outcomes of every delegation that parent run started. */
+const unknownsByParentRun = memoPerScan((all) => new Map([...delegationsByParentRun(all)].map(([parent, ds]) => [parent, unknownsOf(ds)] as const)));
 
 /** A final timeout failure, or a run that started and never settled (CHECKS.md resolved detail 7). */
 function unknownOutcome(d: Delegation, run: SubRun): Unknown | null {

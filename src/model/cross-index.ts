@@ -1,0 +1,100 @@
+import type { SubRunCompletedEvent } from '../journal/types.js';
+import type { Delegation, SubRun } from './delegation.js';
+
+/**
+ * Lookups across every delegation of a scan, built once per delegation list: checks that compare a
+ * delegation with all the others (foreign runs, reused previews, repeated agents) stay linear on
+ * journal trees with thousands of delegations instead of comparing every pair.
+ */
+export function memoPerScan<T>(build: (all: readonly Delegation[]) => T): (all: readonly Delegation[]) => T {
+  const cache = new WeakMap<readonly Delegation[], T>();
+  return (all) => {
+    let v = cache.get(all);
+    if (v === undefined) {
+      v = build(all);
+      cache.set(all, v);
+    }
+    return v;
+  };
+}
+
+export interface RunRef {
+  delegation: Delegation;
+  run: SubRun;
+}
+
+export interface PreviewRef extends RunRef {
+  completion: SubRunCompletedEvent;
+  /** The trimmed preview, without the journal's truncation mark. */
+  text: string;
+}
+
+/** Substring matches need this many characters: shorter texts occur by chance. */
+export const MIN_SUBSTRING = 40;
+
+/** A preview truncated by the journal (500 chars + "…") only matches by its kept prefix. */
+export const withoutTruncationMark = (s: string): string => (s.endsWith('…') ? s.slice(0, -1) : s);
+
+/** sub_run_id → every delegation that journaled a start or completion for it. */
+export const runsById = memoPerScan((all) => {
+  const map = new Map<string, RunRef[]>();
+  for (const delegation of all)
+    for (const run of delegation.runs.values()) {
+      if (run.starts.length === 0 && run.completions.length === 0) continue;
+      const list = map.get(run.runId) ?? [];
+      list.push({ delegation, run });
+      map.set(run.runId, list);
+    }
+  return map;
+});
+
+/** parent_run_id → the delegations it started. */
+export const delegationsByParentRun = memoPerScan((all) => {
+  const map = new Map<string, Delegation[]>();
+  for (const d of all) {
+    if (d.parentRunId === null) continue;
+    const list = map.get(d.parentRunId) ?? [];
+    list.push(d);
+    map.set(d.parentRunId, list);
+  }
+  return map;
+});
+
+/** Every completion's output preview: by its whole trimmed text, and (when long) by its first 40 characters. */
+export const previewIndex = memoPerScan((all) => {
+  const byText = new Map<string, PreviewRef[]>();
+  const byPrefix = new Map<string, PreviewRef[]>();
+  const add = (map: Map<string, PreviewRef[]>, key: string, ref: PreviewRef) => {
+    const list = map.get(key);
+    if (list) list.push(ref);
+    else map.set(key, [ref]);
+  };
+  for (const delegation of all)
+    for (const run of delegation.runs.values())
+      for (const completion of run.completions) {
+        const trimmed = completion.outputPreview?.trim();
+        if (!trimmed) continue;
+        add(byText, trimmed, { delegation, run, completion, text: trimmed });
+        const core = withoutTruncationMark(trimmed);
+        if (core.length >= MIN_SUBSTRING) add(byPrefix, core.slice(0, MIN_SUBSTRING), { delegation, run, completion, text: trimmed });
+      }
+  return { byText, byPrefix };
+});
+
+/**
+ * Completions whose preview is one of `texts` (aggregate segments), or (40+ characters) occurs in
+ * one: one map lookup per text and per position in it.
+ */
+export function previewsIn(all: readonly Delegation[], texts: Iterable<string>): PreviewRef[] {
+  const { byText, byPrefix } = previewIndex(all);
+  const found = new Set<PreviewRef>();
+  for (const text of texts) {
+    for (const ref of byText.get(text) ?? []) found.add(ref);
+    for (let i = 0; i + MIN_SUBSTRING <= text.length; i++) {
+      const refs = byPrefix.get(text.slice(i, i + MIN_SUBSTRING));
+      if (!refs) continue;
+      for (const ref of refs) if (text.startsWith(withoutTruncationMark(ref.text), i)) found.add(ref);
+    }
+  }
+  return [...found];
+}

@@ -4,8 +4,15 @@
 import { createHash } from 'node:crypto';
 import type { Finding } from '../checks/types.js';
 import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
-import { byKey, FAILED_STATUSES, lastEventSeen, roots, tree, tsNanos } from './lanes.js';
+import { byKey, FAILED_STATUSES, lastEventSeen, roots, tree, tsNanos as epochNanos } from './lanes.js';
 import type { Formatter } from './types.js';
+
+/** OTLP times are fixed64: an instant before 1970 or after 2554 cannot be sent, so it counts as untimed. */
+const MAX_FIXED64 = (1n << 64n) - 1n;
+function tsNanos(ts: string | null): string | null {
+  const ns = epochNanos(ts);
+  return ns !== null && BigInt(ns) >= 0n && BigInt(ns) <= MAX_FIXED64 ? ns : null;
+}
 
 type AnyValue = { stringValue: string } | { intValue: string } | { boolValue: boolean } | { arrayValue: { values: AnyValue[] } };
 interface KeyValue {

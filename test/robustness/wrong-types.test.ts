@@ -119,5 +119,10 @@ describe('dates far in the past or future', () => {
       '9999-12-31T23:59:59.000Z',
       '+010000-01-01T13:59:59.999Z',
     ]);
+    // OTLP times are unsigned 64-bit nanoseconds: instants outside 1970…2554 are left out, never sent negative or overflowing.
+    const otlp = (await runMain(['--sessions', tempRoots.get('far-dates')!, '--all', '--format', 'otlp'])).stdout;
+    const times = [...otlp.matchAll(/"(?:start|end)?[tT]imeUnixNano": "(-?\d+)"/g)].map((m) => BigInt(m[1]));
+    expect(times.length).toBeGreaterThan(0);
+    for (const t of times) expect(t >= 0n && t < 1n << 64n, String(t)).toBe(true);
   });
 });

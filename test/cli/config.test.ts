@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FIXTURES, runMain } from '../helpers/cli.js';
+import { FIXTURES, runBin, runMain } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
 
 const TMP = mkdtempSync(path.join(tmpdir(), 'td-config-'));
@@ -190,5 +190,16 @@ describe('bad configuration: one clear sentence on stderr, exit 2', () => {
     const r = await runMain(['--sessions', FANOUT, '--all'], { cwd: workdir({ rules: { 'contract-timeout': 'error' } }) });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+});
+
+describe('the built binary', () => {
+  it('reads the config file from its working directory, and rejects a bad one with exit 2', async () => {
+    const good = await runBin(['--sessions', FANOUT, '--all'], { cwd: workdir({ rules: { 'fanout-budget': 'error' }, maxFanout: 9 }) });
+    expect(good.code).toBe(1);
+    expect(fanoutLines(good.stdout)[0]).toMatch(/^- \[error\] fanout-budget: 10 sub-runs were running at once .*above --max-fanout 9/);
+    const bad = await runBin(['--sessions', FANOUT, '--all'], { cwd: workdir({ maxFanout: -1 }) });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('trace-delegation: config file trace-delegation.config.json: "maxFanout" must be a positive integer\n');
   });
 });

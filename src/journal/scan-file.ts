@@ -201,7 +201,9 @@ export class LineScanner {
     this.lastEnd = end;
     if (partial) stats.partialLines++;
     if (!isCandidateLine(buf, start, end)) {
-      if (first !== OPEN_BRACE && !partial) stats.malformedLines++;
+      // Not parsed (that is the pre-filter's point), but a line that is not `{…}` cannot be JSON:
+      // garbage, or a line cut short by a crash (robustness fix, see looksLikeObject).
+      if (!partial && !looksLikeObject(buf, start, end)) stats.malformedLines++;
       return;
     }
     stats.candidateLines++;
@@ -229,6 +231,15 @@ export class LineScanner {
       this.events.push(result.event);
     }
   }
+}
+
+/** `{` first and `}` last, blanks aside: O(1) for engine lines, which have no padding. */
+function looksLikeObject(buf: Buffer, start: number, end: number): boolean {
+  let i = start;
+  let j = end - 1;
+  while (i < j && (buf[i] === 0x20 || buf[i] === 0x09)) i++;
+  while (j > i && (buf[j] === 0x20 || buf[j] === 0x09)) j--;
+  return buf[i] === OPEN_BRACE && buf[j] === 0x7d;
 }
 
 let readBuffer: Buffer | undefined;

@@ -130,6 +130,18 @@ describe('line structure', () => {
   });
 });
 
+describe('standard input', () => {
+  it('reads a damaged journal from stdin like a file: counted, never fatal', async () => {
+    const damaged = `${SAMPLE.slice(0, 4000)}\u0000\uFFFD garbage\n${SAMPLE.slice(4000, 9000)}`;
+    const r = await runMain(['--stdin', '--all', '--format', 'json'], { input: damaged });
+    expectHealthy(r, 'damaged stdin');
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(doc.stats.files).toBe(1);
+    expect(doc.stats.malformedLines).toBeGreaterThanOrEqual(1);
+    expect(ids(doc)).toEqual(SAMPLE_IDS);
+  });
+});
+
 describe('archives', () => {
   it('a corrupt and a truncated .jsonl.gz are reported under Limits; the rest of the tree is read', async () => {
     const root = tempDir('gz');

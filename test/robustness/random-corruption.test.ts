@@ -14,7 +14,7 @@ import { CORPORA, expectedLineCount, expectHealthy, FUZZ_SEED, fuzzRuns, materia
 afterAll(removeTempDirs);
 
 /** Exploration runs (FUZZ_RUNS) may take longer than CI's bounded 200 cases. */
-const TIMEOUT = process.env.FUZZ_RUNS ? 3_600_000 : 60_000;
+const TIMEOUT = process.env.FUZZ_RUNS ? 3_600_000 : 120_000; // generous: CI shares 2 cores with the other suites
 
 interface Doc {
   stats: JsonStats;
@@ -88,22 +88,18 @@ const otherInvocations = (): string[][] => [
 ];
 
 describe('random corruption of valid journals', () => {
-  it('never crashes, never exits 2, and keeps consistent counts (in-process, 142 cases)', async () => {
+  it('never crashes, never exits 2, and keeps consistent counts (in-process, 145 cases)', async () => {
     const invocations = otherInvocations();
-    await check('in-process', fc.tuple(scenarioArb, fc.nat()), 142, async ([sc, pick]) =>
+    await check('in-process', fc.tuple(scenarioArb, fc.nat()), 145, async ([sc, pick]) =>
       withTree(sc, async (root, { edited }) => {
         const label = `scenario ${JSON.stringify(sc)}`;
-        const t1 = Date.now();
         const r = await runMain(['--sessions', root, '--all', '--format', 'json']);
-        if (process.env.FUZZ_DEBUG && Date.now() - t1 > 500) console.log('SLOW json', Date.now() - t1, label);
         expectHealthy(r, label);
         const doc = parseDoc(r, label);
         expectConsistentStats(doc, sc, root, edited, label);
 
         const args = invocations[pick % invocations.length];
-        const t0 = Date.now();
         const other = await runMain(['--sessions', root, ...args]);
-        if (process.env.FUZZ_DEBUG && Date.now() - t0 > 500) console.log('SLOW', Date.now() - t0, label, args);
         const otherLabel = `${label}\nargs ${JSON.stringify(args)}`;
         if (args.length === 0 && !doc.delegations.some((d) => d.startedTs !== null)) {
           // Asking for the last delegation of a tree that has none is the one input error here.
@@ -116,13 +112,15 @@ describe('random corruption of valid journals', () => {
     );
   }, TIMEOUT);
 
-  it('counts every malformed line: k garbage lines add exactly k (in-process, 50 cases)', async () => {
-    const garbage = [
-      (n: string) => `{"type":"delegation_started","ts":"2026-03-10T10:00:00Z","metadata":{"delegation_id":"${n}`, // cut short by a crash
-      (n: string) => `garbage ${n} \u00ff`,
-      (n: string) => `"delegation ${n}"`, // valid JSON, not an object
-      (n: string) => `[{"type":"delegation_completed","n":"${n}"}]`,
-      (n: string) => `{"type":"turn","ts":"2026-03-10T10:00:00Z","n":"${n}"`,
+  it('counts every malformed line: k garbage lines add exactly k, padded objects none (in-process, 50 cases)', async () => {
+    // Each inserted line and how many malformed lines it adds: garbage counts, a padded object does not.
+    const garbage: [(n: string) => string, number][] = [
+      [(n) => `{"type":"delegation_started","ts":"2026-03-10T10:00:00Z","metadata":{"delegation_id":"${n}`, 1], // cut short by a crash
+      [(n) => `{"type":"turn","ts":"2026-03-10T10:00:00Z","n":"${n}"`, 1], // cut short, not a delegation event
+      [(n) => `garbage ${n} \u00ff`, 1],
+      [(n) => `"delegation ${n}"`, 1], // valid JSON, not an object
+      [(n) => `[{"type":"delegation_completed","n":"${n}"}]`, 1],
+      [(n) => `  {"type":"turn","ts":"2026-03-10T10:00:00Z","n":"${n}"}\t`, 0], // odd padding, still an object
     ];
     const insertions = fc.array(fc.record({ file: fc.nat(), at: fc.nat(), kind: fc.nat({ max: garbage.length - 1 }) }), { minLength: 1, maxLength: 5 });
     const noGzip = scenarioArb.map((sc) => ({ ...sc, gzip: null }));
@@ -133,6 +131,7 @@ describe('random corruption of valid journals', () => {
         const names = [...plain.keys()];
         const edited = new Map(plain);
         let k = 0;
+        let malformed = 0;
         for (const ins of inserts) {
           const name = names[ins.file % names.length];
           const buf = edited.get(name)!;
@@ -141,23 +140,25 @@ describe('random corruption of valid journals', () => {
           if (buf[0] !== 0xef) starts.unshift(0);
           if (starts.length === 0) continue;
           const at = starts[ins.at % starts.length];
-          const text = Buffer.from(`${garbage[ins.kind](`nonce-${k}-${ins.at}`)}\n`, 'latin1');
+          const [make, counts] = garbage[ins.kind];
+          const text = Buffer.from(`${make(`nonce-${k}-${ins.at}`)}\n`, 'latin1');
           edited.set(name, Buffer.concat([buf.subarray(0, at), text, buf.subarray(at)]));
           k++;
+          malformed += counts;
         }
         for (const [name, buf] of edited) writeFileSync(path.join(root, name), buf);
         const r = await runMain(['--sessions', root, '--all', '--format', 'json']);
         expectHealthy(r, label);
         const after = parseDoc(r, label).stats;
-        expect(after.malformedLines, label).toBe(before.malformedLines + k);
+        expect(after.malformedLines, label).toBe(before.malformedLines + malformed);
         expect(after.lines, label).toBe(before.lines + k);
         expect(after.events, label).toBe(before.events);
       }),
     );
   }, TIMEOUT);
 
-  it('the real binary behaves the same on damaged trees (8 cases)', async () => {
-    await check('binary', scenarioArb, 8, async (sc) =>
+  it('the real binary behaves the same on damaged trees (5 cases)', async () => {
+    await check('binary', scenarioArb, 5, async (sc) =>
       withTree(sc, async (root, { edited }) => {
         const label = `scenario ${JSON.stringify(sc)}`;
         const r = await runBinWithin(['--sessions', root, '--all', '--format', 'json'], 20_000);

@@ -71,6 +71,33 @@ describe('huge lines', () => {
   });
 });
 
+describe('worker threads', () => {
+  it('a damaged tree big enough for worker threads gives the same report as one thread', async () => {
+    const root = tempDir('workers');
+    const gz = gzipSync(Buffer.from(SAMPLE));
+    writeTree(root, {
+      [`${LOCAL}/huge.jsonl`]: journal(started, subStarted, completedWith('w'.repeat(32 << 20)), done),
+      'other.jsonl': `${JSON.stringify({ type: 'turn', ts: '2026-03-10T09:00:00Z', assistant_output: 'o'.repeat(24 << 20) })}\n${SAMPLE}garbage\n{"type":"delegation_started",`,
+      [`${LOCAL}/truncated.jsonl.gz`]: gz.subarray(0, gz.length >> 1),
+      'corrupt.jsonl.gz': Buffer.from('not gzip'),
+    });
+    const args = ['--sessions', root, '--all', '--format', 'json'];
+    const threads = await runBinWithin([...args, '--jobs', '2'], 60_000);
+    expect(threads.timedOut).toBe(false);
+    expectHealthy(threads, 'worker threads');
+    const one = await runMain([...args, '--jobs', '1']);
+    expectHealthy(one, 'one thread');
+    const comparable = (out: string) => {
+      const doc = JSON.parse(out) as Doc & { stats: { durationMs?: number } };
+      delete doc.stats.durationMs;
+      return doc;
+    };
+    const a = comparable(threads.stdout);
+    expect(a.stats).toMatchObject({ files: 4, unreadableFiles: 2, partialLines: 2 });
+    expect(a).toEqual(comparable(one.stdout));
+  });
+});
+
 describe('line structure', () => {
   it('a file with no newline at all: its one event is kept and flagged as possibly still being written', async () => {
     const root = tempDir('no-newline');

@@ -10,7 +10,7 @@ import type { Delegation } from './model/delegation.js';
 import { groupDelegations } from './model/group.js';
 import { delegationOrder, resolveTarget } from './model/target.js';
 import { buildDelegationReport, fileLimits } from './report/build.js';
-import { SCHEMA_VERSION, type ScanStats, type TraceReport } from './report/types.js';
+import { SCHEMA_VERSION, type DelegationReport, type ScanStats, type TraceReport } from './report/types.js';
 import { VERSION } from './version.js';
 
 export interface AnalyzeOptions {
@@ -72,6 +72,20 @@ export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: Sca
 }
 
 export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
+  const prepared = await prepareAnalysis(options);
+  const report = buildTraceReport(prepared.scan, prepared, options, prepared);
+  return { report, delegations: prepared.delegations, scan: prepared.scan };
+}
+
+/** What a report is built from: the scan, every delegation, the selected ones, and how long it took. */
+export interface PreparedAnalysis extends ReportSelection {
+  scan: ScanResult;
+  notes: string[];
+  began: number;
+}
+
+/** Reads the journals, groups delegations and resolves the target; the checks run later, per delegation. */
+export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<PreparedAnalysis> {
   const began = performance.now();
   const { scan, roots, notes } = await loadJournals(options);
   const delegations = groupDelegations(scan.events).sort(delegationOrder);
@@ -91,8 +105,7 @@ export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
     selected = r.delegations;
     kind = r.kind;
   }
-  const report = buildTraceReport(scan, { delegations, selected, kind }, options, { notes, began });
-  return { report, delegations, scan };
+  return { scan, delegations, selected, kind, notes, began };
 }
 
 export interface ReportSelection {
@@ -104,26 +117,58 @@ export interface ReportSelection {
 
 /** Runs the checks on the selected delegations and builds the report document (analyze, --follow). */
 export function buildTraceReport(scan: ScanResult, selection: ReportSelection, options: AnalyzeOptions, context: { notes?: string[]; began?: number } = {}): TraceReport {
-  const { delegations, selected, kind } = selection;
-  const files = new Map(scan.files.map((f) => [f.file, f] as const));
-  const checkOptions: CheckOptions = { ...DEFAULT_CHECK_OPTIONS, nowMs: Date.now(), ...options.checkOptions };
-  const reports = selected.map((d) => {
-    const { findings, errors } = runChecks({ delegation: d, all: delegations, files, options: checkOptions, rules: options.rules });
-    const extra = options.extraChecks?.length ? runChecks({ delegation: d, all: delegations, files, options: checkOptions, rules: options.rules, checks: options.extraChecks }) : { findings: [], errors: [] };
-    return buildDelegationReport(d, sortFindings([...findings, ...extra.findings]), files, [...errors, ...extra.errors, ...(options.extraLimits?.(d) ?? [])]);
-  });
-  const summary = { delegations: reports.length, error: 0, warning: 0, info: 0 };
-  for (const r of reports) for (const f of r.findings) summary[f.severity]++;
-  const report: TraceReport = {
-    schemaVersion: SCHEMA_VERSION,
-    tool: { name: 'trace-delegation', version: VERSION },
-    target: { query: options.all ? '--all' : options.target ?? 'last', kind },
-    delegations: reports,
-    summary,
-    limits: [...scanLimits(scan.files, selected), ...(context.notes ?? [])],
-    stats: scanStats(scan, performance.now() - (context.began ?? performance.now())),
-  };
-  return report;
+  const assembler = new ReportAssembler(scan, selection, options, context);
+  const delegations = selection.selected.map((d) => assembler.delegationReport(d));
+  return { ...assembler.head(), delegations, ...assembler.tail() };
+}
+
+/**
+ * Builds the report document piece by piece, so a large one can be written as it is made
+ * (memory bounded by one delegation's report): head(), then delegationReport() for each
+ * selected delegation in order, then tail(). Keys come out in the documented order.
+ */
+export class ReportAssembler {
+  private readonly files: Map<string, FileStats>;
+  private readonly checkOptions: CheckOptions;
+  private readonly summary = { delegations: 0, error: 0, warning: 0, info: 0 };
+
+  constructor(
+    private readonly scan: ScanResult,
+    private readonly selection: ReportSelection,
+    private readonly options: AnalyzeOptions,
+    private readonly context: { notes?: string[]; began?: number } = {},
+  ) {
+    this.files = new Map(scan.files.map((f) => [f.file, f] as const));
+    this.checkOptions = { ...DEFAULT_CHECK_OPTIONS, nowMs: Date.now(), ...options.checkOptions };
+  }
+
+  head(): Pick<TraceReport, 'schemaVersion' | 'tool' | 'target'> {
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      tool: { name: 'trace-delegation', version: VERSION },
+      target: { query: this.options.all ? '--all' : this.options.target ?? 'last', kind: this.selection.kind },
+    };
+  }
+
+  /** Checks one delegation and builds its block; counts its findings for the summary. */
+  delegationReport(d: Delegation): DelegationReport {
+    const { options, files } = this;
+    const all = this.selection.delegations;
+    const { findings, errors } = runChecks({ delegation: d, all, files, options: this.checkOptions, rules: options.rules });
+    const extra = options.extraChecks?.length ? runChecks({ delegation: d, all, files, options: this.checkOptions, rules: options.rules, checks: options.extraChecks }) : { findings: [], errors: [] };
+    const report = buildDelegationReport(d, sortFindings([...findings, ...extra.findings]), files, [...errors, ...extra.errors, ...(options.extraLimits?.(d) ?? [])]);
+    this.summary.delegations++;
+    for (const f of report.findings) this.summary[f.severity]++;
+    return report;
+  }
+
+  tail(): Pick<TraceReport, 'summary' | 'limits' | 'stats'> {
+    return {
+      summary: { ...this.summary },
+      limits: [...scanLimits(this.scan.files, this.selection.selected), ...(this.context.notes ?? [])],
+      stats: scanStats(this.scan, performance.now() - (this.context.began ?? performance.now())),
+    };
+  }
 }
 
 function sortFindings(findings: Finding[]): Finding[] {

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { analyze, type AnalyzeOptions } from '../analyze.js';
+import { buildTraceReport, prepareAnalysis, type AnalyzeOptions } from '../analyze.js';
 import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import { FORMATTERS, FORMAT_NAMES } from '../format/index.js';
 import type { TraceReport } from '../report/types.js';
@@ -7,6 +7,7 @@ import { resolveSettings, useColor, type ScanFlags } from './common.js';
 import { runFollow } from './follow.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
+import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
 
 export interface ReportFlags extends ScanFlags {
   all?: boolean;
@@ -57,29 +58,32 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     const pollMs = Number((io.env ?? process.env).TRACE_DELEGATION_POLL_MS) || undefined;
     return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, format: flags.format, color: useColor(io, flags.color), failOn, pollMs });
   }
+  const analyzeOptions: AnalyzeOptions = {
+    ...options,
+    ...extra,
+    stdin: fromStdin ? io.stdin : undefined,
+    target: target === '-' ? undefined : target,
+    all: flags.all,
+    jobs,
+  };
   const progress = createProgress(io.stderr, { quiet: flags.quiet, env: io.env });
-  let analysis;
+  let prepared;
   try {
-    analysis = await analyze({
-      ...options,
-      ...extra,
-      stdin: fromStdin ? io.stdin : undefined,
-      target: target === '-' ? undefined : target,
-      all: flags.all,
-      jobs,
-      onFile: progress?.onFile,
-    });
+    prepared = await prepareAnalysis({ ...analyzeOptions, onFile: progress?.onFile });
   } finally {
     progress?.finish();
   }
   const ctx = { color: useColor(io, flags.color), failOn };
-  io.stdout.write(FORMATTERS[flags.format](analysis.report, ctx));
+  // text and json are written as each delegation is checked: memory stays flat on a big --all.
+  if (outputs.length === 0 && STREAMED_FORMATS.has(flags.format)) return writeReportStream(io.stdout, flags.format, prepared, analyzeOptions, ctx);
+  const report = buildTraceReport(prepared.scan, prepared, analyzeOptions, prepared);
+  io.stdout.write(FORMATTERS[flags.format](report, ctx));
   for (const [name, file] of outputs) {
     try {
-      await writeFile(file, FORMATTERS[name](analysis.report, { ...ctx, color: false }));
+      await writeFile(file, FORMATTERS[name](report, { ...ctx, color: false }));
     } catch (err) {
       throw new UsageError(`cannot write ${file}: ${(err as Error).message}`);
     }
   }
-  return exitCodeFor(analysis.report, failOn);
+  return exitCodeFor(report, failOn);
 }

@@ -1,0 +1,204 @@
+#!/usr/bin/env node
+// `npm run bench`: generates (or reuses) the deterministic corpus, then measures side by side,
+// several rounds, in rotating order: the tool (--all --format json, and last), the seed skill's
+// Python scan (baseline) and grep (raw-scan floor). Prints medians, ratios and peak RSS.
+//
+//   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
+//
+// --sizes   corpus sizes in GiB (default 1,4; with --quick: 1). 4 GiB takes ~4 GiB of disk and
+//           a few minutes to generate the first time; corpora live in bench/corpus/ (gitignored)
+//           and are reused while the generator and its parameters are unchanged.
+// --quick   fewer rounds (3) and, unless --sizes is given, only 1 GiB.
+// --reps    rounds per command (default 5).
+// --delete-corpus  remove the corpora after measuring (they are kept by default).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureCorpus } from './corpus.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+const BIN = path.join(ROOT, 'bin', 'trace-delegation.js');
+const CORPUS_ROOT = path.join(HERE, 'corpus');
+const GNU_TIME = '/usr/bin/time';
+
+function parseArgs(argv) {
+  const args = { sizes: null, quick: false, reps: null, seed: 42, deleteCorpus: false, json: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--sizes') args.sizes = value().split(',').map(Number);
+    else if (a === '--quick') args.quick = true;
+    else if (a === '--reps') args.reps = Number(value());
+    else if (a === '--seed') args.seed = Number(value());
+    else if (a === '--delete-corpus') args.deleteCorpus = true;
+    else if (a === '--json') args.json = value();
+    else if (a === '--help' || a === '-h') {
+      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 13).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  args.sizes ??= args.quick ? [1] : [1, 4];
+  args.reps ??= args.quick ? 3 : 5;
+  if (args.sizes.some((s) => !(s > 0)) || !(args.reps >= 1)) throw new Error('--sizes must be positive numbers and --reps at least 1');
+  return args;
+}
+
+function listFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.jsonl(\.gz)?$/.test(e.name)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * Runs one command: wall time from spawn to exit, peak RSS from GNU time (or, for node, from
+ * process.resourceUsage() at exit through a preloaded module). stdout goes to /dev/null or is
+ * drained from a pipe (grep must write to a pipe: with /dev/null it stops at the first match).
+ */
+function measure(cmd) {
+  return new Promise((resolve, reject) => {
+    const rssFile = path.join(scratch, `rss-${process.hrtime.bigint()}`);
+    let file = cmd.file;
+    let args = cmd.args;
+    const env = { ...process.env, NO_COLOR: '1' };
+    if (hasGnuTime) {
+      args = ['-f', '%M', '-o', rssFile, file, ...args];
+      file = GNU_TIME;
+    } else if (cmd.node) {
+      args = ['--import', path.join(HERE, 'maxrss.mjs'), ...args];
+      env.BENCH_RSS_FILE = rssFile;
+    }
+    const devnull = openSync('/dev/null', 'w');
+    const began = process.hrtime.bigint();
+    const child = spawn(file, args, { stdio: ['ignore', cmd.pipe ? 'pipe' : devnull, 'pipe'], env, cwd: ROOT });
+    let outBytes = 0;
+    let stderr = '';
+    child.stdout?.on('data', (d) => (outBytes += d.length));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+      closeSync(devnull);
+      if (code !== 0 && !(cmd.okCodes ?? [0]).includes(code)) return reject(new Error(`${cmd.name} exited ${code}: ${stderr.slice(0, 500)}`));
+      let rssKb = null;
+      try {
+        const text = readFileSync(rssFile, 'utf8').trim().split('\n').pop();
+        rssKb = Number(text);
+        rmSync(rssFile);
+      } catch {
+        // no RSS for non-node commands without GNU time
+      }
+      resolve({ seconds, rssMb: rssKb ? rssKb / 1024 : null, outBytes });
+    });
+  });
+}
+
+function commandsFor(corpus, plainFiles, plainBytes) {
+  const node = process.execPath;
+  const tool = (name, extra, note) => ({ name, note, file: node, node: true, args: [BIN, '--sessions', corpus.dir, '--quiet', '--fail-on', 'none', ...extra], bytes: corpus.bytes });
+  return [
+    tool('trace-delegation --all --format json', ['--all', '--format', 'json'], 'full scan and report of every delegation (2 threads)'),
+    tool('  … with --jobs 1', ['--all', '--format', 'json', '--jobs', '1'], 'the same, one thread'),
+    tool('trace-delegation last', ['last'], 'recent-first'),
+    { name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
+    { name: "grep -c -F '\"delegation_' (floor)", note: 'plain files, output to a pipe', file: 'grep', args: ['-c', '-F', '"delegation_', ...plainFiles], pipe: true, okCodes: [1], bytes: plainBytes },
+  ];
+}
+
+const fmt = (n, d = 2) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
+
+function table(rows) {
+  const head = ['size', 'command', 'median s', 'MB/s', 'vs baseline', 'vs floor', 'peak RSS MB'];
+  const body = rows.map((r) => [`${r.size} GiB`, r.name, fmt(r.median, 3), fmt(r.mbps, 0), r.vsBaseline, r.vsFloor, fmt(r.rssMb, 0)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
+  const line = (cells) => `| ${cells.map((c, i) => (i === 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, i) => (i === 1 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+const args = parseArgs(process.argv.slice(2));
+const hasGnuTime = existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true']).status === 0;
+const scratch = mkdtempSync(path.join(tmpdir(), 'td-bench-'));
+const log = (s) => process.stderr.write(`${s}\n`);
+if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('build first: npm run build (npm run bench does it)');
+
+log(`trace-delegation benchmark: sizes ${args.sizes.join(', ')} GiB, ${args.reps} rounds, ${cpus().length} cores, node ${process.version}, peak RSS via ${hasGnuTime ? '/usr/bin/time' : 'process.resourceUsage()'}`);
+const rows = [];
+const results = { when: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: args.reps, sizes: [] };
+for (const size of args.sizes) {
+  log(`\n== ${size} GiB corpus`);
+  const corpus = ensureCorpus({ root: CORPUS_ROOT, sizeGiB: size, seed: args.seed, log });
+  log(`${corpus.reused ? 'reusing' : 'generated'} ${corpus.dir}: ${corpus.files} files (${corpus.gzipped} gzipped), ${(corpus.bytes / 1e6).toFixed(0)} MB, ${corpus.lines} lines, ${((corpus.delegationLines / corpus.lines) * 100).toFixed(1)}% delegation events`);
+  const files = listFiles(corpus.dir);
+  const plainFiles = files.filter((f) => f.endsWith('.jsonl'));
+  const plainBytes = plainFiles.reduce((n, f) => n + statSync(f).size, 0);
+  const cmds = commandsFor(corpus, plainFiles, plainBytes);
+  const times = new Map(cmds.map((c) => [c.name, []]));
+  const rss = new Map(cmds.map((c) => [c.name, []]));
+  log('warm-up (page cache, one untimed run each)…');
+  const output = new Map();
+  for (const c of cmds) output.set(c.name, (await measure({ ...c, pipe: true })).outBytes);
+  for (let round = 0; round < args.reps; round++) {
+    // Rotate the order each round so drift on a shared machine hits every command alike.
+    const order = cmds.map((_, i) => cmds[(i + round) % cmds.length]);
+    for (const c of order) {
+      const m = await measure(c);
+      times.get(c.name).push(m.seconds);
+      if (m.rssMb !== null) rss.get(c.name).push(m.rssMb);
+    }
+    log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.name.trim().split(' ')[0]}${c.args.includes('last') ? ' last' : c.args.includes('1') && c.args.includes('--jobs') ? ' -j1' : ''} ${fmt(times.get(c.name).at(-1), 2)}s`).join(', ')}`);
+  }
+  const med = (name) => median(times.get(name));
+  const baseline = med(cmds[3].name);
+  const floor = med(cmds[4].name);
+  const sizeResult = { sizeGiB: size, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
+  for (const c of cmds) {
+    const m = med(c.name);
+    const peak = rss.get(c.name).length ? Math.max(...rss.get(c.name)) : null;
+    const row = { size, name: c.name, median: m, mbps: c.bytes / 1e6 / m, vsBaseline: `${fmt(baseline / m, 1)}× faster`, vsFloor: `${fmt(m / floor, 1)}×`, rssMb: peak };
+    if (c === cmds[3]) row.vsBaseline = '1.0×';
+    rows.push(row);
+    sizeResult.commands.push({ name: c.name, note: c.note, seconds: times.get(c.name), median: m, peakRssMb: peak, outputBytes: output.get(c.name) });
+  }
+  results.sizes.push(sizeResult);
+}
+
+console.log(`\n${table(rows)}\n`);
+console.log('Medians of the rounds; "vs baseline" = baseline time / time; "vs floor" = time / grep time; peak RSS = the largest of the rounds.');
+console.log('grep and the Python baseline read only the plain .jsonl files (the seed scan skips archives); the tool also inflates the .jsonl.gz ones.\n');
+
+// The issue's targets, checked on the measured figures.
+const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+const bySize = new Map(results.sizes.map((s) => [s.sizeGiB, s]));
+for (const s of results.sizes) {
+  const m = (i) => s.commands[i].median;
+  console.log(`${s.sizeGiB} GiB: full scan+report ${fmt(m(3) / m(0), 1)}× faster than the baseline (target ≥ 8×: ${verdict(m(3) / m(0) >= 8)}); ${fmt(m(0) / m(4), 2)}× the grep floor (target ≤ 3×: ${verdict(m(0) / m(4) <= 3)}); last takes ${fmt((m(2) / m(0)) * 100, 1)}% of a full scan (target < 10%: ${verdict(m(2) / m(0) < 0.1)}); two threads ${fmt(m(1) / m(0), 2)}× faster than one`);
+}
+if (bySize.has(1) && bySize.has(4)) {
+  for (const i of [0, 2]) {
+    const a = bySize.get(1).commands[i].peakRssMb;
+    const b = bySize.get(4).commands[i].peakRssMb;
+    if (a && b) console.log(`peak RSS of ${bySize.get(1).commands[i].name.trim()}: ${fmt(a, 0)} MB at 1 GiB, ${fmt(b, 0)} MB at 4 GiB = ${fmt(b / a, 2)}× (target ≤ 1.2× and < 250 MB: ${verdict(b / a <= 1.2 && b < 250)})`);
+  }
+}
+const out = args.json ?? path.join(CORPUS_ROOT, `results-${results.when.replace(/[:.]/g, '-')}.json`);
+writeFileSync(out, JSON.stringify(results, null, 2));
+log(`\nraw figures: ${path.relative(ROOT, out)}`);
+if (args.deleteCorpus) for (const s of args.sizes) for (const d of readdirSync(CORPUS_ROOT)) if (d.startsWith(`corpus-${s}g-`)) rmSync(path.join(CORPUS_ROOT, d), { recursive: true, force: true });
+rmSync(scratch, { recursive: true, force: true });

@@ -88,23 +88,24 @@ function attemptReport(run: SubRun): AttemptReport {
 export function timeline(d: Delegation): TimelineEntry[] {
   const markers = [...d.runs.values()].flatMap((r) => r.markers);
   const events = sortEvents<JournalEvent>([...d.events, ...markers]);
+  // Entries are built as one literal (same key order): `{ ...base, kind, … }` is a V8 slow path.
+  const entry = (ev: JournalEvent, kind: string, text: string, runId: string | null) => ({ ts: ev.ts, time: ev.time ? instantToIso(ev.time) : null, file: ev.file, line: ev.line, kind, text, runId });
   return events.map((ev) => {
-    const base = { ts: ev.ts, time: ev.time ? instantToIso(ev.time) : null, file: ev.file, line: ev.line };
     switch (ev.type) {
       case 'delegation_started':
-        return { ...base, kind: 'started', text: `started: agents=${ev.agentIds.join(',')}`, runId: null };
+        return entry(ev, 'started', `started: agents=${ev.agentIds.join(',')}`, null);
       case 'delegation_sub_run_started':
-        return { ...base, kind: 'sub-run started', text: `sub-run started: ${ev.subRunId} agent=${show(ev.agentId)} depth=${show(ev.depth)} retry_of=${ev.retryOf ?? '-'}`, runId: ev.subRunId };
+        return entry(ev, 'sub-run started', `sub-run started: ${ev.subRunId} agent=${show(ev.agentId)} depth=${show(ev.depth)} retry_of=${ev.retryOf ?? '-'}`, ev.subRunId);
       case 'delegation_retry':
-        return { ...base, kind: 'retry', text: `retry: ${show(ev.originalRunId)} -> ${show(ev.retryRunId)} attempt=${show(ev.attempt)} reason=${show(ev.reason)}`, runId: ev.retryRunId };
+        return entry(ev, 'retry', `retry: ${show(ev.originalRunId)} -> ${show(ev.retryRunId)} attempt=${show(ev.attempt)} reason=${show(ev.reason)}`, ev.retryRunId);
       case 'delegation_sub_run_completed':
-        return { ...base, kind: 'sub-run completed', text: `sub-run completed: ${ev.subRunId} status=${show(ev.status)}`, runId: ev.subRunId };
+        return entry(ev, 'sub-run completed', `sub-run completed: ${ev.subRunId} status=${show(ev.status)}`, ev.subRunId);
       case 'delegation_completed':
-        return { ...base, kind: 'delegation completed', text: `delegation completed: succeeded=${show(ev.succeeded)} failed=${show(ev.failed)} status=${show(ev.aggregatedStatus)}`, runId: null };
+        return entry(ev, 'delegation completed', `delegation completed: succeeded=${show(ev.succeeded)} failed=${show(ev.failed)} status=${show(ev.aggregatedStatus)}`, null);
       case 'sync_marker':
-        return { ...base, kind: 'marker', text: `marker: ${ev.action} run=${ev.runId}`, runId: ev.runId };
+        return entry(ev, 'marker', `marker: ${ev.action} run=${ev.runId}`, ev.runId);
       default:
-        return { ...base, kind: 'marker', text: ev.type, runId: null };
+        return entry(ev, 'marker', ev.type, null);
     }
   }) as TimelineEntry[];
 }

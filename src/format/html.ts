@@ -34,29 +34,49 @@ function parentLink(p: Page, d: DelegationReport): string {
   return `<span class="muted"> — nested:${run}${del}</span>`;
 }
 
-function renderDelegation(p: Page, d: DelegationReport): string {
-  p.done.add(d.key);
-  const i = p.sections.get(d.key)!;
-  const { svg, tips } = renderTimeline(d, i, { keys: p.keys, sections: p.sections });
-  Object.assign(p.tips, tips);
-  const nested = d.nested
-    .filter((k) => p.keys.has(k) && !p.done.has(k))
-    .map((k) => {
-      const n = p.keys.get(k)!;
-      const body = renderDelegation(p, n);
-      return `<details class="nested" open><summary>Nested delegation <code>${esc(n.id)}</code> started by run <code>${esc(n.parentRunId ?? '?')}</code></summary>${body}</details>`;
-    });
-  return `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${eventList(d)}${nested.join('')}</section>`;
+/**
+ * A delegation's section with its nested delegations inside. Nesting can be thousands deep, so
+ * sections are visited in a loop (depth first, as the page reads) and assembled bottom-up.
+ */
+function renderDelegation(p: Page, top: DelegationReport): string {
+  const order: { d: DelegationReport; own: string; kids: DelegationReport[] }[] = [];
+  const stack = [top];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    p.done.add(d.key);
+    const i = p.sections.get(d.key)!;
+    const { svg, tips } = renderTimeline(d, i, { keys: p.keys, sections: p.sections });
+    Object.assign(p.tips, tips);
+    const kids = d.nested.filter((k) => p.keys.has(k) && !p.done.has(k)).map((k) => p.keys.get(k)!);
+    const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${eventList(d)}`;
+    order.push({ d, own, kids });
+    for (let n = kids.length - 1; n >= 0; n--) stack.push(kids[n]);
+  }
+  const bodies = new Map<string, string>();
+  for (let n = order.length - 1; n >= 0; n--) {
+    const { d, own, kids } = order[n];
+    const nested = kids.map(
+      (k) => `<details class="nested" open><summary>Nested delegation <code>${esc(k.id)}</code> started by run <code>${esc(k.parentRunId ?? '?')}</code></summary>${bodies.get(k.key) ?? ''}</details>`,
+    );
+    bodies.set(d.key, `${own}${nested.join('')}</section>`);
+  }
+  return bodies.get(top.key)!;
 }
 
-/** Roots first, each followed by its nested delegations (for the overview table). */
-function overviewOrder(p: Page, list: DelegationReport[], depth = 0, seen = new Set<string>()): { d: DelegationReport; i: number; depth: number }[] {
-  return list.flatMap((d) => {
-    if (seen.has(d.key)) return [];
+/** Roots first, each followed by its nested delegations (for the overview table); a loop, as above. */
+function overviewOrder(p: Page, list: DelegationReport[]): { d: DelegationReport; i: number; depth: number }[] {
+  const out: { d: DelegationReport; i: number; depth: number }[] = [];
+  const seen = new Set<string>();
+  const stack = list.map((d) => ({ d, depth: 0 })).reverse();
+  while (stack.length > 0) {
+    const { d, depth } = stack.pop()!;
+    if (seen.has(d.key)) continue;
     seen.add(d.key);
+    out.push({ d, i: p.sections.get(d.key)!, depth });
     const kids = d.nested.filter((k) => p.keys.has(k)).map((k) => p.keys.get(k)!);
-    return [{ d, i: p.sections.get(d.key)!, depth }, ...overviewOrder(p, kids, depth + 1, seen)];
-  });
+    for (let n = kids.length - 1; n >= 0; n--) stack.push({ d: kids[n], depth: depth + 1 });
+  }
+  return out;
 }
 
 export const formatHtml: Formatter = (report) => {

@@ -37,21 +37,42 @@ export function roots(delegations: DelegationReport[]): DelegationReport[] {
   return delegations.filter((d) => !d.parentDelegation || !keys.has(d.parentDelegation));
 }
 
-/** The delegation and the nested delegations under it that the report holds, depth first. */
+/** The delegation and the nested delegations under it that the report holds, depth first (a loop: journals can nest thousands deep). */
 export function tree(d: DelegationReport, keys: Map<string, DelegationReport>, seen = new Set<string>()): DelegationReport[] {
-  if (seen.has(d.key)) return [];
-  seen.add(d.key);
-  return [d, ...d.nested.flatMap((k) => (keys.has(k) ? tree(keys.get(k)!, keys, seen) : []))];
+  const out: DelegationReport[] = [];
+  const stack = [d];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (seen.has(x.key)) continue;
+    seen.add(x.key);
+    out.push(x);
+    const kids = x.nested.filter((k) => keys.has(k)).map((k) => keys.get(k)!);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+  }
+  return out;
+}
+
+type Seen = { ts: string; instant: Instant } | null;
+// Each delegation's own latest event, parsed once: every ancestor's tree asks for it again.
+const ownLastCache = new WeakMap<DelegationReport, Seen>();
+
+function ownLastEvent(x: DelegationReport): Seen {
+  if (ownLastCache.has(x)) return ownLastCache.get(x)!;
+  let best: Seen = null;
+  for (const t of x.timeline) {
+    const instant = parseTimestamp(t.ts);
+    if (instant && (!best || compareInstants(instant, best.instant) > 0)) best = { ts: t.ts, instant };
+  }
+  ownLastCache.set(x, best);
+  return best;
 }
 
 /** The latest journal timestamp of a delegation tree, exactly as written: where open runs end. */
 export function lastEventSeen(d: DelegationReport, keys: Map<string, DelegationReport>): { ts: string; instant: Instant } | null {
-  let best: { ts: string; instant: Instant } | null = null;
+  let best: Seen = null;
   for (const x of tree(d, keys)) {
-    for (const t of x.timeline) {
-      const instant = parseTimestamp(t.ts);
-      if (instant && (!best || compareInstants(instant, best.instant) > 0)) best = { ts: t.ts, instant };
-    }
+    const own = ownLastEvent(x);
+    if (own && (!best || compareInstants(own.instant, best.instant) > 0)) best = own;
   }
   return best;
 }

@@ -144,13 +144,24 @@ function attemptSpan(t: Tree, d: DelegationReport, a: AttemptReport, parentSpanI
   };
 }
 
-function delegationSpans(t: Tree, d: DelegationReport, parentSpanId: string | undefined): void {
-  if (t.visited.has(d.key)) return;
+/** Spans of a delegation tree, depth first; a work list, not recursion: nesting can be thousands deep. */
+function delegationSpans(t: Tree, top: DelegationReport, topParent: string | undefined): void {
+  const work: [DelegationReport, string | undefined][] = [[top, topParent]];
+  while (work.length > 0) {
+    const [d, parentSpanId] = work.pop()!;
+    const nested = delegationSpan(t, d, parentSpanId);
+    for (let i = nested.length - 1; i >= 0; i--) work.push(nested[i]);
+  }
+}
+
+/** One delegation's spans; returns its nested delegations with the span each hangs under. */
+function delegationSpan(t: Tree, d: DelegationReport, parentSpanId: string | undefined): [DelegationReport, string | undefined][] {
+  if (t.visited.has(d.key)) return [];
   t.visited.add(d.key);
   const last = lastEventSeen(d, t.keys);
   const lastNs = last ? tsNanos(last.ts) : null;
   const times = delegationTimes(d, lastNs);
-  if (!times) return;
+  if (!times) return [];
   const spanId = delegationSpanId(d.key);
   const root: OtlpSpan = {
     traceId: t.traceId,
@@ -188,12 +199,14 @@ function delegationSpans(t: Tree, d: DelegationReport, parentSpanId: string | un
     if (targets.length === 0) root.events.push(findingEvent(f, root.endTimeUnixNano));
     for (const target of targets) t.spans.find((s) => s.spanId === target!.spanId)!.events.push(findingEvent(f, target!.endNs));
   }
+  const nested: [DelegationReport, string | undefined][] = [];
   for (const key of d.nested) {
     const n = t.keys.get(key);
     if (!n) continue;
     const parentRun = n.parentRunId ? t.runSpans.get(n.parentRunId) : undefined;
-    delegationSpans(t, n, parentRun?.spanId ?? spanId);
+    nested.push([n, parentRun?.spanId ?? spanId]);
   }
+  return nested;
 }
 
 /** All spans of the report, one trace per delegation tree. */

@@ -201,9 +201,15 @@ function isAncestor(candidate: Delegation, of: Delegation): boolean {
   return false;
 }
 
-/** The delegation and its nested descendants, depth first. */
+/** The delegation and its nested descendants, depth first (a loop: journals can nest thousands deep). */
 export function delegationTree(d: Delegation): Delegation[] {
-  const out: Delegation[] = [d];
-  for (const run of d.runs.values()) for (const n of run.nested) out.push(...delegationTree(n));
+  const out: Delegation[] = [];
+  const stack = [d];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    out.push(x);
+    const kids = [...x.runs.values()].flatMap((run) => run.nested);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+  }
   return out;
 }

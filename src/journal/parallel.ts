@@ -100,9 +100,8 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
     options.onPlan?.({ threads: 0, fellBack: 0 });
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
-    const leftovers = await runPool(queue, jobs, record);
-    for (const g of leftovers) record(await scanGroupHere(g));
-    options.onPlan?.({ threads: jobs, fellBack: leftovers.length });
+    const fellBack = await runPool(queue, jobs, record, files);
+    options.onPlan?.({ threads: jobs, fellBack });
   }
 
   const result: ScanResult = { events: [], files: [] };
@@ -114,63 +113,71 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
 }
 
 /**
- * Hands groups to `jobs` workers, one at a time per worker. If a worker fails, the pool stops
- * and returns the groups it did not finish, for this thread to scan.
+ * Scans the queue with this thread and `jobs - 1` workers, each taking the next (largest) group
+ * when it is free: the main thread works instead of waiting, and only the workers' share of
+ * events crosses a thread boundary. A worker that fails gives its group back to the queue.
+ * Returns how many groups were given back.
  */
-function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutput[]) => void): Promise<Group[]> {
-  return new Promise((resolve) => {
-    const url = workerUrl();
-    const inFlight = new Map<Worker, { id: number; group: Group }>();
-    const workers: Worker[] = [];
-    let nextId = 0;
-    let failed = false;
-    let finished = false;
-
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      const leftovers = failed ? [...[...inFlight.values()].map((j) => j.group), ...queue] : [];
-      for (const w of workers) void w.terminate();
-      resolve(leftovers);
-    };
-    const feed = (w: Worker) => {
-      const group = queue.shift();
-      if (!group) {
-        inFlight.delete(w);
-        if (inFlight.size === 0) finish();
-        return;
-      }
-      const id = nextId++;
-      inFlight.set(w, { id, group });
-      w.postMessage({ type: 'job', id, files: group.files } satisfies WorkerRequest);
-    };
-
-    for (let i = 0; i < jobs; i++) {
-      let w: Worker;
-      try {
-        w = new Worker(url);
-      } catch {
-        failed = true;
-        break;
-      }
-      workers.push(w);
-      w.on('message', (msg: WorkerResponse) => {
-        if (finished) return;
-        record(msg.results);
-        feed(w);
-      });
-      const fail = () => {
-        if (finished || !inFlight.has(w)) return;
-        failed = true;
-        finish();
-      };
-      w.on('error', fail);
-      w.on('exit', fail);
-    }
-    if (workers.length === 0) {
-      finish();
+async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutput[]) => void, files: JournalFile[]): Promise<number> {
+  const url = workerUrl();
+  const inFlight = new Map<Worker, Group>();
+  const workers: Worker[] = [];
+  let givenBack = 0;
+  let wake: (() => void) | null = null;
+  const signal = () => {
+    wake?.();
+    wake = null;
+  };
+  const feed = (w: Worker) => {
+    const group = queue.shift();
+    if (!group) {
+      inFlight.delete(w);
       return;
     }
-    for (const w of workers) feed(w);
-  });
+    inFlight.set(w, group);
+    w.postMessage({ type: 'job', id: 0, files: group.files } satisfies WorkerRequest);
+  };
+  for (let i = 1; i < jobs && queue.length > 1; i++) {
+    let w: Worker;
+    try {
+      w = new Worker(url);
+    } catch {
+      break; // no workers: this thread reads everything
+    }
+    workers.push(w);
+    w.on('message', (msg: WorkerResponse) => {
+      // Workers send events without their file name; it is the same string for the whole file.
+      for (const out of msg.results) for (const e of out.events) e.file = files[e.fileIndex].display;
+      record(msg.results);
+      feed(w);
+      signal();
+    });
+    const fail = () => {
+      const group = inFlight.get(w);
+      inFlight.delete(w);
+      if (group) {
+        queue.unshift(group);
+        givenBack++;
+      }
+      signal();
+    };
+    w.on('error', fail);
+    w.on('exit', fail);
+    feed(w);
+  }
+  for (;;) {
+    const group = queue.shift();
+    if (group) {
+      record(await scanGroupHere(group));
+      await new Promise((r) => setImmediate(r)); // let finished workers report and take more
+      continue;
+    }
+    if (inFlight.size === 0) break;
+    await new Promise<void>((r) => (wake = r));
+  }
+  for (const w of workers) {
+    w.removeAllListeners('exit');
+    void w.terminate();
+  }
+  return givenBack;
 }

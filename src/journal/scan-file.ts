@@ -44,6 +44,13 @@ function hasTypePrefix(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/** `{"type":"<name>` where the name cannot be a kept type (does not start with d, D, s or S). */
+function isOtherTypeLine(buf: Buffer, start: number): boolean {
+  if (!hasTypePrefix(buf, start, start + PREFIX_LEN + 1)) return false;
+  const c = buf[start + PREFIX_LEN];
+  return c !== 0x64 && c !== 0x44 && c !== 0x73 && c !== 0x53;
+}
+
 /**
  * Decides from bytes alone whether a line can be an event we keep. Engine lines start with
  * `{"type":"<name>"`; every kept name starts with d, D, s or S, so the common lines
@@ -145,7 +152,17 @@ export class LineScanner {
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, pos);
       if (nl === -1) break;
-      this.line(chunk, pos, nl, false);
+      if (this.lineNo > 0 && nl - pos > PREFIX_LEN + 1 && isOtherTypeLine(chunk, pos)) {
+        // The bulk of a journal (llm_round, turn, transcript_item…): only counted, nothing else.
+        const end = chunk[nl - 1] === CR ? nl - 1 : nl;
+        this.stats.lastLine = ++this.lineNo;
+        this.lastBuf = chunk;
+        this.lastStart = pos;
+        this.lastEnd = end;
+        if (!looksLikeObject(chunk, pos, end)) this.stats.malformedLines++; // cut short by a crash
+      } else {
+        this.line(chunk, pos, nl, false);
+      }
       pos = nl + 1;
     }
     if (pos < chunk.length) this.keep(chunk, pos);

@@ -15,7 +15,11 @@ port.on('message', async (msg: WorkerRequest) => {
   // One job is one `<sid>.jsonl` / `.jsonl.gz` group: its files share the duplicate filter.
   const seen = msg.files.length > 1 ? new Set<string>() : undefined;
   const results = [];
-  for (const f of msg.files) results.push(await scanFile({ path: f.path, display: f.display, fileIndex: f.fileIndex, seen }));
+  for (const f of msg.files) {
+    const out = await scanFile({ path: f.path, display: f.display, fileIndex: f.fileIndex, seen });
+    for (const e of out.events) e.file = ''; // the main thread puts the name back: no copy per event
+    results.push(out);
+  }
   const reply: WorkerResponse = { type: 'done', id: msg.id, results };
   port.postMessage(reply);
 });

@@ -27,6 +27,8 @@ export interface ParallelScanOptions extends ScanOptions {
 
 /** Start-up of a worker (~20-40 ms) only pays off once there are tens of megabytes to read. */
 export const MIN_PARALLEL_BYTES = 48 * 1024 * 1024;
+/** Groups queued per worker. */
+const WORKER_QUEUE = 3;
 /** Inflating costs several times more per stored byte than scanning plain text. */
 const GZIP_WEIGHT = 5;
 
@@ -120,7 +122,9 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
  */
 async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutput[]) => void, files: JournalFile[]): Promise<number> {
   const url = workerUrl();
-  const inFlight = new Map<Worker, Group>();
+  // Each worker keeps a few groups queued: this thread only hands out work between its own
+  // groups, and a worker waiting for that would sit idle.
+  const inFlight = new Map<Worker, Group[]>();
   const workers: Worker[] = [];
   let givenBack = 0;
   let wake: (() => void) | null = null;
@@ -128,14 +132,15 @@ async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutp
     wake?.();
     wake = null;
   };
+  const busy = () => [...inFlight.values()].some((q) => q.length > 0);
   const feed = (w: Worker) => {
-    const group = queue.shift();
-    if (!group) {
-      inFlight.delete(w);
-      return;
+    const mine = inFlight.get(w) ?? [];
+    inFlight.set(w, mine);
+    while (mine.length < WORKER_QUEUE && queue.length > 0) {
+      const group = queue.shift()!;
+      mine.push(group);
+      w.postMessage({ type: 'job', id: 0, files: group.files } satisfies WorkerRequest);
     }
-    inFlight.set(w, group);
-    w.postMessage({ type: 'job', id: 0, files: group.files } satisfies WorkerRequest);
   };
   for (let i = 1; i < jobs && queue.length > 1; i++) {
     let w: Worker;
@@ -148,17 +153,16 @@ async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutp
     w.on('message', (msg: WorkerResponse) => {
       // Workers send events without their file name; it is the same string for the whole file.
       for (const out of msg.results) for (const e of out.events) e.file = files[e.fileIndex].display;
+      inFlight.get(w)?.shift(); // a worker answers its jobs in order
       record(msg.results);
       feed(w);
       signal();
     });
     const fail = () => {
-      const group = inFlight.get(w);
+      const groups = inFlight.get(w) ?? [];
       inFlight.delete(w);
-      if (group) {
-        queue.unshift(group);
-        givenBack++;
-      }
+      queue.unshift(...groups);
+      givenBack += groups.length;
       signal();
     };
     w.on('error', fail);
@@ -172,7 +176,7 @@ async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutp
       await new Promise((r) => setImmediate(r)); // let finished workers report and take more
       continue;
     }
-    if (inFlight.size === 0) break;
+    if (!busy()) break;
     await new Promise<void>((r) => (wake = r));
   }
   for (const w of workers) {

@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
 import { analyze } from '../analyze.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
 import { parseTimestamp } from '../journal/time.js';
@@ -29,6 +29,8 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     io.stdout.write(rows.map((r) => `${r}\n`).join(''));
     return EXIT.ok;
   }
+  // Loaded on first use: it costs every other command's start-up otherwise.
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3');
   const table = new Table({
     head: ['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'],
     style: { head: [], border: [] },

@@ -34,6 +34,8 @@ interface Tail {
   mtimeMs: number;
 }
 
+/** Least time between two regroupings of every event. */
+const MIN_EVALUATION_GAP_MS = 200;
 /** Rediscover the tree (new sessions, new owner folders) every this many polls without a directory event. */
 const REDISCOVER_EVERY = 5;
 
@@ -79,6 +81,8 @@ class Follower {
   private timer: NodeJS.Timeout | null = null;
   private kickTimer: NodeJS.Timeout | null = null;
   private polls = 0;
+  private lastEvaluation = 0;
+  private evaluationTimer: NodeJS.Timeout | null = null;
   private reportsPrinted = 0;
   private busy = false;
   private again = false;
@@ -120,6 +124,7 @@ class Follower {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
+    if (this.evaluationTimer) clearTimeout(this.evaluationTimer);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     this.onClose?.();
@@ -158,7 +163,10 @@ class Follower {
         }
         for (const tail of this.tails.values()) await this.update(tail);
         this.collect();
-        if (!this.closed) this.evaluate();
+        // Regrouping reads every event: at most a few times a second, however busy the writers.
+        const wait = this.lastEvaluation + MIN_EVALUATION_GAP_MS - Date.now();
+        if (wait > 0) this.evaluateLater(wait);
+        else if (!this.closed) this.evaluate();
       } while (this.again && !this.closed);
     } finally {
       this.busy = false;
@@ -271,7 +279,8 @@ class Follower {
     for (const dir of dirs) {
       if (this.watchers.has(dir)) continue;
       try {
-        const w = watch(dir, { persistent: false }, () => this.kick(true));
+        // 'rename' is a file created or removed: look for new journals; 'change' is an append.
+        const w = watch(dir, { persistent: false }, (event) => this.kick(event === 'rename'));
         w.on('error', () => {
           w.close();
           this.watchers.delete(dir);
@@ -308,7 +317,16 @@ class Follower {
     return r.reason === 'ambiguous' ? r.candidates : [];
   }
 
+  private evaluateLater(ms: number): void {
+    if (this.evaluationTimer) return;
+    this.evaluationTimer = setTimeout(() => {
+      this.evaluationTimer = null;
+      if (!this.closed) this.evaluate();
+    }, ms);
+  }
+
   private evaluate(): void {
+    this.lastEvaluation = Date.now();
     if (this.dirty) {
       this.delegations = groupDelegations(this.events).sort(delegationOrder);
       this.dirty = false;

@@ -7,7 +7,7 @@ import { compareFindings, type Problem } from '../expectations/compare.js';
 import { expectationsFor, parseExpectations, serializeExpectations, type Expectation } from '../expectations/file.js';
 import { InputError } from '../journal/discover.js';
 import { paint, safeTerminalText as safe } from '../format/terminal.js';
-import { resolveSettings, useColor, type ScanFlags } from './common.js';
+import { addAnalysisOptions, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 
 export interface CheckFlags extends Pick<ScanFlags, 'rule' | 'config' | 'maxFanout' | 'maxTree' | 'maxAttempts' | 'staleAfter' | 'clockSkew' | 'now'> {
@@ -17,23 +17,13 @@ export interface CheckFlags extends Pick<ScanFlags, 'rule' | 'config' | 'maxFano
   color?: boolean;
 }
 
-const collect = (v: string, prev: string[] = []) => [...prev, v];
-
 /** The analysis options a check run honours (the journal set comes from the cases). */
 export function addCheckOptions(cmd: Command): Command {
-  return cmd
+  return addAnalysisOptions(cmd)
     .option('--subset', 'let findings that no expectation mentions pass (default: exact)')
     .option('--update', 'write or rewrite the expectations of failing and new cases from the current findings (refused when CI is set)')
     .option('-q, --quiet', 'print only failing cases and the summary')
-    .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
-    .option('--rule <id=severity>', "change a check's severity or turn it off: off|info|warning|error (repeatable)", collect)
-    .option('--config <path>', 'config file (default ./trace-delegation.config.json when present)')
-    .option('--max-fanout <n>', 'fanout-budget: sub-runs running at once (default 8)')
-    .option('--max-tree <n>', 'fanout-budget: distinct runs in a delegation tree (default 32)')
-    .option('--max-attempts <n>', 'retry-attempt-gap: total attempts the gate allows (default 2)')
-    .option('--stale-after <duration>', 'an open delegation newer than this is still running (default 10m)')
-    .option('--clock-skew <duration>', 'time-order: allowed lead before the delegation start (default 1s)')
-    .option('--now <timestamp>', 'evaluate "still running" against this RFC 3339 time (reproducible runs)');
+    .option('--no-color', 'never colour the output (NO_COLOR is honoured too)');
 }
 
 /** `CI` set to anything but empty, 0 or false, as snapshot tools read it. */

@@ -13,10 +13,17 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /** Options shared by every command that scans journals. */
 export function addScanOptions(cmd: Command): Command {
+  return addAnalysisOptions(
+    cmd
+      .option('--sessions <dir|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
+      .option('--stdin', 'read one journal from standard input (same as target -)')
+      .option('--demo', 'read the bundled demo journals (fixtures/sessions) instead of ~/.astra/sessions'),
+  ).option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none', undefined);
+}
+
+/** How findings are judged: rule overrides, config file, thresholds and "now" (shared with `check`). */
+export function addAnalysisOptions(cmd: Command): Command {
   return cmd
-    .option('--sessions <dir|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
-    .option('--stdin', 'read one journal from standard input (same as target -)')
-    .option('--demo', 'read the bundled demo journals (fixtures/sessions) instead of ~/.astra/sessions')
     .option('--rule <id=severity>', 'change a check\'s severity or turn it off: off|info|warning|error (repeatable)', collect)
     .option('--config <path>', 'config file (default ./trace-delegation.config.json when present)')
     .option('--max-fanout <n>', 'fanout-budget: sub-runs running at once (default 8)')
@@ -24,8 +31,7 @@ export function addScanOptions(cmd: Command): Command {
     .option('--max-attempts <n>', 'retry-attempt-gap: total attempts the gate allows (default 2)')
     .option('--stale-after <duration>', 'an open delegation newer than this is still running (default 10m)')
     .option('--clock-skew <duration>', 'time-order: allowed lead before the delegation start (default 1s)')
-    .addOption(new Option('--now <timestamp>', 'evaluate "still running" against this RFC 3339 time (reproducible runs)'))
-    .option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none', undefined);
+    .addOption(new Option('--now <timestamp>', 'evaluate "still running" against this RFC 3339 time (reproducible runs)'));
 }
 
 export interface ScanFlags {

@@ -1,32 +1,9 @@
-import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
+import { parseXmlDocument, type XmlNode } from '../helpers/xml.js';
 import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat } from './ci-run.js';
 
-interface XmlNode {
-  name: string;
-  attributes: Record<string, string>;
-  children: XmlNode[];
-  text: string;
-}
-
-/** Parses with saxes, a strict XML 1.0 parser: any well-formedness error (or illegal character) throws. */
-function parseXml(xml: string): XmlNode {
-  const parser = new SaxesParser();
-  const root: XmlNode = { name: '#document', attributes: {}, children: [], text: '' };
-  const stack = [root];
-  parser.on('error', (e) => {
-    throw e;
-  });
-  parser.on('opentag', (tag) => {
-    const node: XmlNode = { name: tag.name, attributes: tag.attributes as Record<string, string>, children: [], text: '' };
-    stack.at(-1)!.children.push(node);
-    stack.push(node);
-  });
-  parser.on('text', (t) => (stack.at(-1)!.text += t));
-  parser.on('closetag', () => stack.pop());
-  parser.write(xml).close();
-  return root.children[0];
-}
+/** The root element of a strictly parsed XML document. */
+const parseXml = (xml: string): XmlNode => parseXmlDocument(xml).children[0];
 
 const all = (n: XmlNode, name: string): XmlNode[] => [...(n.name === name ? [n] : []), ...n.children.flatMap((c) => all(c, name))];
 // What XML 1.0 cannot carry is dropped; everything else must round-trip.

@@ -7,12 +7,12 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { parse as parseHtml } from 'parse5';
-import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORMATTERS } from '../../src/format/index.js';
 import { runMain, type CliResult } from '../helpers/cli.js';
 import { A1, A2, A3, DA, DB, DC, HOSTILE_FIXTURE, hostileJournal, P, R_HOST } from './hostile-fixture.js';
 import { expectHealthy, removeTempDirs, tempDir } from './support.js';
+import { parseXmlDocument, type XmlNode } from '../helpers/xml.js';
 
 afterAll(removeTempDirs);
 
@@ -147,30 +147,7 @@ function checkSarif(out: string): void {
   for (const s of [DA, DB, DC, R_HOST]) expect(found.has(s), JSON.stringify(s)).toBe(true);
 }
 
-interface XmlNode {
-  name: string;
-  attributes: Record<string, string>;
-  children: XmlNode[];
-  text: string;
-}
-
-function parseXml(xml: string): XmlNode {
-  const parser = new SaxesParser();
-  const root: XmlNode = { name: '#document', attributes: {}, children: [], text: '' };
-  const stack = [root];
-  parser.on('error', (e) => {
-    throw e;
-  });
-  parser.on('opentag', (tag) => {
-    const node: XmlNode = { name: tag.name, attributes: tag.attributes as Record<string, string>, children: [], text: '' };
-    stack.at(-1)!.children.push(node);
-    stack.push(node);
-  });
-  parser.on('text', (t) => (stack.at(-1)!.text += t));
-  parser.on('closetag', () => stack.pop());
-  parser.write(xml).close();
-  return root;
-}
+const parseXml = parseXmlDocument;
 
 const xmlNodes = (n: XmlNode): XmlNode[] => [n, ...n.children.flatMap(xmlNodes)];
 

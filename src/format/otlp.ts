@@ -194,10 +194,14 @@ function delegationSpan(t: Tree, d: DelegationReport, parentSpanId: string | und
   t.spans.push(root);
   for (const c of d.children) for (const a of c.attempts) t.spans.push(attemptSpan(t, d, a, spanId, times.start, lastNs));
   // Findings after all attempts exist, so a finding may point at any run of the delegation.
+  // One event per finding, on the first run it names (its `runs` attribute lists the others):
+  // copying it onto every run would grow with the square of a long retry chain.
+  const spansById = new Map(t.spans.map((s) => [s.spanId, s] as const));
   for (const f of d.findings) {
-    const targets = f.runs.map((r) => t.runSpans.get(r)).filter((x) => x !== undefined);
-    if (targets.length === 0) root.events.push(findingEvent(f, root.endTimeUnixNano));
-    for (const target of targets) t.spans.find((s) => s.spanId === target!.spanId)!.events.push(findingEvent(f, target!.endNs));
+    const target = f.runs.map((r) => t.runSpans.get(r)).find((x) => x !== undefined);
+    const span = target ? spansById.get(target.spanId) : undefined;
+    if (span && target) span.events.push(findingEvent(f, target.endNs));
+    else root.events.push(findingEvent(f, root.endTimeUnixNano));
   }
   const nested: [DelegationReport, string | undefined][] = [];
   for (const key of d.nested) {

@@ -131,7 +131,7 @@ export function fileLimits(st: FileStats): string[] {
   const out: string[] = [];
   if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
   if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
-  if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line lacks' : 'lines lack'} a required field (delegation_id, sub_run_id or metadata) and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
+  if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line has' : 'lines have'} a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
   if (st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
   if (st.partialLines > 0) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
   if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} its .jsonl/.jsonl.gz sibling and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);

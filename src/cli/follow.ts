@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { buildTraceReport, type AnalyzeOptions } from '../analyze.js';
 import type { Severity } from '../checks/types.js';
-import { FORMATTERS } from '../format/index.js';
+import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
 import { describeError, isGzipPath, LineScanner, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
@@ -15,6 +15,8 @@ import { EXIT, type CliIO } from './io.js';
 
 export interface FollowSettings {
   options: AnalyzeOptions;
+  formatter: Formatter;
+  /** The formatter's name (text reports are separated by a blank line). */
   format: string;
   color: boolean;
   failOn: Severity | 'none';
@@ -357,7 +359,7 @@ class Follower {
     const report = buildTraceReport({ events: d.events, files }, { delegations: this.delegations, selected: [d], kind: 'follow' }, options);
     // Text blocks are separated by a blank line, as in a multi-delegation report.
     const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';
-    this.io.stdout.write(gap + FORMATTERS[this.settings.format](report, { color: this.settings.color, failOn: this.settings.failOn }));
+    this.io.stdout.write(gap + this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn }));
   }
 }
 

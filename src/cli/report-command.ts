@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { buildTraceReport, prepareAnalysis, type AnalyzeOptions } from '../analyze.js';
 import { SEVERITY_RANK, type Severity } from '../checks/types.js';
-import { FORMATTERS, FORMAT_NAMES } from '../format/index.js';
+import type { Formatter } from '../format/types.js';
 import type { TraceReport } from '../report/types.js';
 import { resolveSettings, useColor, type ScanFlags } from './common.js';
 import { runFollow } from './follow.js';
@@ -35,7 +35,15 @@ export function exitCodeFor(report: TraceReport, failOn: Severity | 'none'): num
   return report.delegations.some((d) => d.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) ? EXIT.findings : EXIT.ok;
 }
 
-function parseOutputs(specs: string[] = []): [string, string][] {
+interface FormatRegistry {
+  FORMATTERS: Record<string, Formatter>;
+  FORMAT_NAMES: () => string[];
+}
+
+/** Every formatter and its libraries: loaded only when a report is not streamed (about 0.1 s). */
+const loadRegistry = (): Promise<FormatRegistry> => import('../format/index.js');
+
+function parseOutputs(specs: string[] = [], { FORMATTERS, FORMAT_NAMES }: FormatRegistry): [string, string][] {
   return specs.map((s) => {
     const i = s.indexOf('=');
     if (i <= 0 || i === s.length - 1) throw new UsageError(`--output expects <format>=<file>, got ${JSON.stringify(s)}`);
@@ -46,8 +54,10 @@ function parseOutputs(specs: string[] = []): [string, string][] {
 }
 
 export async function runReport(target: string | undefined, flags: ReportFlags, io: CliIO, extra: Partial<AnalyzeOptions> = {}): Promise<number> {
-  if (!FORMATTERS[flags.format]) throw new UsageError(`unknown format ${flags.format} (choose from ${FORMAT_NAMES().join(', ')})`);
-  const outputs = parseOutputs(flags.output);
+  const streamed = STREAMED_FORMATS.has(flags.format) && !flags.output?.length && !flags.follow;
+  const registry = streamed ? null : await loadRegistry();
+  if (registry && !registry.FORMATTERS[flags.format]) throw new UsageError(`unknown format ${flags.format} (choose from ${registry.FORMAT_NAMES().join(', ')})`);
+  const outputs = registry ? parseOutputs(flags.output, registry) : [];
   const { options, failOn } = resolveSettings(flags, io);
   const fromStdin = flags.stdin || target === '-';
   if (fromStdin && !io.stdin) throw new UsageError('standard input is not available');
@@ -56,7 +66,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     if (fromStdin) throw new UsageError('--follow watches a sessions tree; it cannot follow standard input');
     if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
     const pollMs = Number((io.env ?? process.env).TRACE_DELEGATION_POLL_MS) || undefined;
-    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, format: flags.format, color: useColor(io, flags.color), failOn, pollMs });
+    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs });
   }
   const analyzeOptions: AnalyzeOptions = {
     ...options,
@@ -75,7 +85,8 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   }
   const ctx = { color: useColor(io, flags.color), failOn };
   // text and json are written as each delegation is checked: memory stays flat on a big --all.
-  if (outputs.length === 0 && STREAMED_FORMATS.has(flags.format)) return writeReportStream(io.stdout, flags.format, prepared, analyzeOptions, ctx);
+  if (!registry) return writeReportStream(io.stdout, flags.format, prepared, analyzeOptions, ctx);
+  const { FORMATTERS } = registry;
   const report = buildTraceReport(prepared.scan, prepared, analyzeOptions, prepared);
   io.stdout.write(FORMATTERS[flags.format](report, ctx));
   for (const [name, file] of outputs) {

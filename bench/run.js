@@ -90,7 +90,11 @@ function measure(cmd) {
     const child = spawn(file, args, { stdio: ['ignore', cmd.pipe ? 'pipe' : devnull, 'pipe'], env, cwd: ROOT });
     let outBytes = 0;
     let stderr = '';
-    child.stdout?.on('data', (d) => (outBytes += d.length));
+    const keep = [];
+    child.stdout?.on('data', (d) => {
+      outBytes += d.length;
+      if (cmd.keepOutput) keep.push(d);
+    });
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
@@ -105,7 +109,7 @@ function measure(cmd) {
       } catch {
         // no RSS for non-node commands without GNU time
       }
-      resolve({ seconds, rssMb: rssKb ? rssKb / 1024 : null, outBytes });
+      resolve({ seconds, rssMb: rssKb ? rssKb / 1024 : null, outBytes, output: cmd.keepOutput ? Buffer.concat(keep).toString() : null });
     });
   });
 }
@@ -116,7 +120,7 @@ function commandsFor(corpus, plainFiles, plainBytes) {
   return [
     tool('trace-delegation --all --format json', ['--all', '--format', 'json'], 'full scan and report of every delegation (2 threads)'),
     tool('  … with --jobs 1', ['--all', '--format', 'json', '--jobs', '1'], 'the same, one thread'),
-    tool('trace-delegation last', ['last'], 'recent-first'),
+    tool('trace-delegation last', ['last', '--format', 'json'], 'recent-first'),
     { name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
     { name: "grep -c -F '\"delegation_' (floor)", note: 'plain files, output to a pipe', file: 'grep', args: ['-c', '-F', '"delegation_', ...plainFiles], pipe: true, okCodes: [1], bytes: plainBytes },
   ];
@@ -153,7 +157,12 @@ for (const size of args.sizes) {
   const rss = new Map(cmds.map((c) => [c.name, []]));
   log('warm-up (page cache, one untimed run each)…');
   const output = new Map();
-  for (const c of cmds) output.set(c.name, (await measure({ ...c, pipe: true })).outBytes);
+  const stats = new Map();
+  for (const c of cmds) {
+    const m = await measure({ ...c, pipe: true, keepOutput: c.node });
+    output.set(c.name, m.outBytes);
+    if (m.output) stats.set(c.name, JSON.parse(m.output).stats);
+  }
   for (let round = 0; round < args.reps; round++) {
     // Rotate the order each round so drift on a shared machine hits every command alike.
     const order = cmds.map((_, i) => cmds[(i + round) % cmds.length]);
@@ -174,7 +183,7 @@ for (const size of args.sizes) {
     const row = { size, name: c.name, median: m, mbps: c.bytes / 1e6 / m, vsBaseline: `${fmt(baseline / m, 1)}× faster`, vsFloor: `${fmt(m / floor, 1)}×`, rssMb: peak };
     if (c === cmds[3]) row.vsBaseline = '1.0×';
     rows.push(row);
-    sizeResult.commands.push({ name: c.name, note: c.note, seconds: times.get(c.name), median: m, peakRssMb: peak, outputBytes: output.get(c.name) });
+    sizeResult.commands.push({ name: c.name, note: c.note, seconds: times.get(c.name), median: m, peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null });
   }
   results.sizes.push(sizeResult);
 }
@@ -188,6 +197,10 @@ const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 const bySize = new Map(results.sizes.map((s) => [s.sizeGiB, s]));
 for (const s of results.sizes) {
   const m = (i) => s.commands[i].median;
+  const full = s.commands[0].stats;
+  const last = s.commands[2].stats;
+  if (full && last)
+    console.log(`${s.sizeGiB} GiB: last read ${last.files} of ${full.files} files (${fmt(last.bytes / 1e6, 0)} of ${fmt(full.bytes / 1e6, 0)} MB); in-process analysis time (stats.durationMs, no Node start-up): last ${last.durationMs} ms, full ${full.durationMs} ms = ${fmt((last.durationMs / full.durationMs) * 100, 1)}%; full report ${fmt(s.commands[0].outputBytes / 1e6, 0)} MB of JSON for ${full.events} delegation events`);
   console.log(`${s.sizeGiB} GiB: full scan+report ${fmt(m(3) / m(0), 1)}× faster than the baseline (target ≥ 8×: ${verdict(m(3) / m(0) >= 8)}); ${fmt(m(0) / m(4), 2)}× the grep floor (target ≤ 3×: ${verdict(m(0) / m(4) <= 3)}); last takes ${fmt((m(2) / m(0)) * 100, 1)}% of a full scan (target < 10%: ${verdict(m(2) / m(0) < 0.1)}); two threads ${fmt(m(1) / m(0), 2)}× faster than one`);
 }
 if (bySize.has(1) && bySize.has(4)) {

@@ -157,12 +157,7 @@ for (const size of args.sizes) {
   const rss = new Map(cmds.map((c) => [c.name, []]));
   log('warm-up (page cache, one untimed run each)…');
   const output = new Map();
-  const stats = new Map();
-  for (const c of cmds) {
-    const m = await measure({ ...c, pipe: true, keepOutput: c.node });
-    output.set(c.name, m.outBytes);
-    if (m.output) stats.set(c.name, JSON.parse(m.output).stats);
-  }
+  for (const c of cmds) output.set(c.name, (await measure({ ...c, pipe: true })).outBytes);
   for (let round = 0; round < args.reps; round++) {
     // Rotate the order each round so drift on a shared machine hits every command alike.
     const order = cmds.map((_, i) => cmds[(i + round) % cmds.length]);
@@ -173,6 +168,9 @@ for (const size of args.sizes) {
     }
     log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.name.trim().split(' ')[0]}${c.args.includes('last') ? ' last' : c.args.includes('1') && c.args.includes('--jobs') ? ' -j1' : ''} ${fmt(times.get(c.name).at(-1), 2)}s`).join(', ')}`);
   }
+  // The tool's own stats (files read, in-process time), from one more untimed run each.
+  const stats = new Map();
+  for (const c of cmds.filter((x) => x.node)) stats.set(c.name, JSON.parse((await measure({ ...c, pipe: true, keepOutput: true })).output).stats);
   const med = (name) => median(times.get(name));
   const baseline = med(cmds[3].name);
   const floor = med(cmds[4].name);

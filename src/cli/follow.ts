@@ -77,8 +77,10 @@ class Follower {
   private readonly printed = new Set<string>();
   /** Delegation key → time of its newest event when the stale notice was printed. */
   private readonly staleAt = new Map<string, number>();
-  /** For target `last`: every delegation that has been the newest at some point. */
-  private readonly newestKeys = new Set<string>();
+  /** For target `last`: the newest delegation when replay ended. */
+  private newestAtReplay: string | null = null;
+  /** Delegations that existed when replay ended (null during replay). */
+  private replayKeys: Set<string> | null = null;
   private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | null = null;
   private kickTimer: NodeJS.Timeout | null = null;
@@ -116,6 +118,7 @@ class Follower {
     for (const f of files) await this.add(f);
     this.collect();
     this.evaluate();
+    this.replayKeys = new Set(this.delegations.map((d) => d.key));
     this.watchTree();
     const pollMs = this.settings.pollMs ?? 1000;
     this.timer = setInterval(() => this.kick(++this.polls % REDISCOVER_EVERY === 0), pollMs);
@@ -304,9 +307,13 @@ class Follower {
     const t = this.target;
     if (t === undefined || t === '') return all;
     if (t === 'last') {
-      const started = all.filter((d) => d.started);
-      if (started.length) this.newestKeys.add(started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b)).key);
-      return all.filter((d) => this.newestKeys.has(d.key));
+      // The newest delegation when replay ends, then every delegation that appears after it.
+      if (!this.replayKeys) {
+        const started = all.filter((d) => d.started);
+        this.newestAtReplay = started.length ? started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b)).key : null;
+      }
+      const before = this.replayKeys;
+      return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key)));
     }
     const sessionFiles = new Map<string, string[]>();
     for (const tail of this.tails.values()) {

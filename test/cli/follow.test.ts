@@ -134,6 +134,21 @@ describe('--follow', () => {
     expect(JSON.parse(f.out()).delegations.map((d: { id: string }) => d.id)).toEqual(['d-b']);
   });
 
+  it('last follows the newest delegation and every one that starts after it', async () => {
+    const dir = tree();
+    const journalPath = path.join(dir, 's-1.jsonl');
+    writeFileSync(journalPath, journal(...whole('d-old'), started('d-new')));
+    const f = follow(dir, ['last']);
+    await sleep(400);
+    // Two delegations start and finish within one look, then the replay's newest completes.
+    appendFileSync(journalPath, journal(...whole('d-x'), ...whole('d-y'), subStarted('d-new'), subDone('d-new'), completed('d-new')));
+    await f.waitFor(/Delegation Trace: d-new/);
+    await f.waitFor(/Delegation Trace: d-y/);
+    expect(await f.stop()).toBe(0);
+    const printed = [...f.out().matchAll(/Delegation Trace: (\S+)/g)].map((m) => m[1]).sort();
+    expect(printed).toEqual(['d-new', 'd-x', 'd-y']);
+  });
+
   it('refuses standard input and --output with one sentence', async () => {
     const dir = tree();
     for (const args of [['--stdin'], ['--output', `json=${path.join(dir, 'x.json')}`]]) {

@@ -31,7 +31,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
 
   addScanOptions(program.argument('[target]', 'delegation id, prefix, parent run id, session id, or last'))
     .option('--all', 'report every delegation found')
-    .option('-f, --format <name>', 'output format: text, json, …', 'text')
+    .option('-f, --format <name>', 'output format: text, json, ndjson, markdown, sarif, junit, github, html, otlp, chrome-trace', 'text')
     .option('-o, --output <format=file>', 'also write a format to a file (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('-q, --quiet', 'no progress output')

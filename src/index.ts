@@ -5,3 +5,7 @@ export type { Check, CheckMeta, CheckOptions, Finding, Severity } from './checks
 export { FORMATTERS } from './format/index.js';
 export type { DelegationReport, TraceReport } from './report/types.js';
 export { main } from './cli/main.js';
+// Delegation contracts: validate a plan, then pass contractChecks(plan) as analyze({ extraChecks }).
+export { loadContractFile, parseContractText, ContractFileError } from './contract/load.js';
+export { validateContract } from './contract/validate.js';
+export { CONTRACT_CHECKS, contractChecks } from './contract/checks/index.js';

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
+import { CHECKS } from './checks/index.js';
 import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
-import { defaultSessionRoots, discoverJournals, InputError, type JournalFile } from './journal/discover.js';
+import { defaultSessionRoots, discoverJournals, InputError, sessionIdOfPath, type JournalFile } from './journal/discover.js';
 import { scanJournalsParallel } from './journal/parallel.js';
 import { scanRecentFirst } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
@@ -91,7 +92,7 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
   const delegations = groupDelegations(scan.events).sort(delegationOrder);
   const sessionFiles = new Map<string, string[]>();
   for (const f of scan.files) {
-    const sid = f.file.replace(/^.*\//, '').replace(/\.gz$/, '').replace(/\.jsonl$/, '');
+    const sid = sessionIdOfPath(f.file);
     sessionFiles.set(sid, [...(sessionFiles.get(sid) ?? []), f.file]);
   }
   let selected: Delegation[];
@@ -131,6 +132,8 @@ export class ReportAssembler {
   private readonly files: Map<string, FileStats>;
   private readonly checkOptions: CheckOptions;
   private readonly summary = { delegations: 0, error: 0, warning: 0, info: 0 };
+  /** The built-in checks, then any extra ones (contract checks), run in one pass per delegation. */
+  private readonly checks: readonly Check[];
 
   constructor(
     private readonly scan: ScanResult,
@@ -140,6 +143,7 @@ export class ReportAssembler {
   ) {
     this.files = new Map(scan.files.map((f) => [f.file, f] as const));
     this.checkOptions = { ...DEFAULT_CHECK_OPTIONS, nowMs: Date.now(), ...options.checkOptions };
+    this.checks = [...CHECKS, ...(options.extraChecks ?? [])];
   }
 
   head(): Pick<TraceReport, 'schemaVersion' | 'tool' | 'target'> {
@@ -154,9 +158,8 @@ export class ReportAssembler {
   delegationReport(d: Delegation): DelegationReport {
     const { options, files } = this;
     const all = this.selection.delegations;
-    const { findings, errors } = runChecks({ delegation: d, all, files, options: this.checkOptions, rules: options.rules });
-    const extra = options.extraChecks?.length ? runChecks({ delegation: d, all, files, options: this.checkOptions, rules: options.rules, checks: options.extraChecks }) : { findings: [], errors: [] };
-    const report = buildDelegationReport(d, sortFindings([...findings, ...extra.findings]), files, [...errors, ...extra.errors, ...(options.extraLimits?.(d) ?? [])]);
+    const { findings, errors } = runChecks({ delegation: d, all, files, options: this.checkOptions, rules: options.rules, checks: this.checks });
+    const report = buildDelegationReport(d, sortFindings(findings), files, [...errors, ...(options.extraLimits?.(d) ?? [])]);
     this.summary.delegations++;
     for (const f of report.findings) this.summary[f.severity]++;
     return report;
@@ -189,7 +192,8 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
 function scanLimits(files: FileStats[], selected: Delegation[]): string[] {
   const mentioned = new Set(selected.flatMap((d) => d.files));
   const out: string[] = [];
-  for (const f of files) if (f.error || !mentioned.has(f.file)) out.push(...fileLimits(f).filter((l) => f.error || !/partial|newline/.test(l)));
+  // A still-being-written last line matters only in the block of the delegation it belongs to.
+  for (const f of files) if (f.error || !mentioned.has(f.file)) out.push(...fileLimits(f, { partial: !!f.error }));
   return out;
 }
 

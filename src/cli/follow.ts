@@ -2,7 +2,7 @@ import { closeSync, createReadStream, existsSync, fstatSync, openSync, readdirSy
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { buildTraceReport, type AnalyzeOptions } from '../analyze.js';
-import type { Severity } from '../checks/types.js';
+import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
 import { describeError, isGzipPath, LineScanner, readPlainInto } from '../journal/scan-file.js';
@@ -10,7 +10,6 @@ import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
 import { groupDelegations } from '../model/group.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
-import { DEFAULT_CHECK_OPTIONS } from '../checks/types.js';
 import { EXIT, type CliIO } from './io.js';
 
 export interface FollowSettings {

@@ -105,9 +105,14 @@ function statKind(p: string): 'missing' | 'unreadable' | 'loop' | 'file' | 'dir'
   }
 }
 
+/** `<dir>/<sid>.jsonl[.gz]` → `<sid>`: Astra names each journal after its session. */
+export function sessionIdOfPath(p: string): string {
+  return path.basename(p).replace(/\.gz$/, '').replace(/\.jsonl$/, '');
+}
+
 export function toJournalFile(p: string, cwd: string): JournalFile {
   const rel = path.relative(cwd, p);
   const display = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
-  const base = path.basename(p).replace(/\.gz$/, '').replace(/\.jsonl$/, '');
+  const base = sessionIdOfPath(p);
   return { path: p, display, sessionId: base, pairKey: path.join(path.dirname(p), base) };
 }

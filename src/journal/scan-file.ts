@@ -44,11 +44,12 @@ function hasTypePrefix(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
-/** `{"type":"<name>` where the name cannot be a kept type (does not start with d, D, s or S). */
+/** Every kept type (delegation_*, sync_marker, session_end, and their PascalCase) starts with d, D, s or S. */
+const canStartKeptType = (c: number): boolean => c === 0x64 || c === 0x44 || c === 0x73 || c === 0x53;
+
+/** `{"type":"<name>` where the name cannot be a kept type. */
 function isOtherTypeLine(buf: Buffer, start: number): boolean {
-  if (!hasTypePrefix(buf, start, start + PREFIX_LEN + 1)) return false;
-  const c = buf[start + PREFIX_LEN];
-  return c !== 0x64 && c !== 0x44 && c !== 0x73 && c !== 0x53;
+  return hasTypePrefix(buf, start, start + PREFIX_LEN + 1) && !canStartKeptType(buf[start + PREFIX_LEN]);
 }
 
 /**
@@ -59,8 +60,7 @@ function isOtherTypeLine(buf: Buffer, start: number): boolean {
 export function isCandidateLine(buf: Buffer, start: number, end: number): boolean {
   if (hasTypePrefix(buf, start, end)) {
     const nameStart = start + PREFIX_LEN;
-    const c = buf[nameStart];
-    if (c !== 0x64 && c !== 0x44 && c !== 0x73 && c !== 0x53) return false;
+    if (!canStartKeptType(buf[nameStart])) return false;
     const limit = Math.min(end, nameStart + 40);
     for (let i = nameStart; i < limit; i++) {
       if (buf[i] === QUOTE) return TYPE_ALIASES.has(buf.toString('latin1', nameStart, i));

@@ -127,13 +127,13 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
 }
 
 /** What one file's reading skipped or could not do, in a sentence each. */
-export function fileLimits(st: FileStats): string[] {
+export function fileLimits(st: FileStats, { partial = true }: { partial?: boolean } = {}): string[] {
   const out: string[] = [];
   if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
   if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
   if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line has' : 'lines have'} a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
   if (st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
-  if (st.partialLines > 0) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
+  if (partial && st.partialLines > 0) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
   if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} its .jsonl/.jsonl.gz sibling and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);
   return out;
 }

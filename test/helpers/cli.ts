@@ -16,20 +16,32 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built binary as a real subprocess (what users run). */
-export function runBin(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer } = {}): Promise<CliResult> {
+/** Runs the built binary as a real subprocess (what users run); `timeoutMs` kills it so a hang fails the test. */
+export function runBin(
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number; uid?: number } = {},
+): Promise<CliResult & { timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? ROOT,
       env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_NOW: FIXED_NOW, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
     });
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
+    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs);
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, timedOut });
+    });
     child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');
   });

@@ -1,12 +1,12 @@
 /** Shared pieces of the robustness suite: corpora, random edits, and what a healthy run looks like. */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { BIN, FIXED_NOW, ROOT, type CliResult } from '../helpers/cli.js';
+import { ROOT, runBin, type CliResult } from '../helpers/cli.js';
+import type { ScanStats } from '../../src/report/types.js';
 import { ev, line } from '../helpers/journal.js';
 
 /** The engine-written sample the project was specified against (a copy of shared/ sits beside the repo in CI). */
@@ -333,42 +333,10 @@ export function expectHealthy(r: CliResult, label: string): void {
 }
 
 /** The scan statistics of a `--format json` run (the document's `stats`). */
-export interface JsonStats {
-  files: number;
-  lines: number;
-  candidateLines: number;
-  events: number;
-  malformedLines: number;
-  partialLines: number;
-  missingFieldLines: number;
-  badTimestampLines: number;
-  duplicateLines: number;
-  unreadableFiles: number;
-}
+export type JsonStats = ScanStats;
 
 /** Runs the real binary with a deadline, so a hang fails the test instead of stalling the suite. */
-export function runBinWithin(args: string[], ms: number, opts: { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number } = {}): Promise<CliResult & { timedOut: boolean }> {
+export function runBinWithin(args: string[], ms: number, opts: { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number } = {}) {
   if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npx tsc -p .` (npm test builds first)');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd ?? ROOT,
-      env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_NOW: FIXED_NOW, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
-    });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, ms);
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr, timedOut });
-    });
-  });
+  return runBin(args, { ...opts, timeoutMs: ms });
 }

@@ -139,7 +139,8 @@ describe('--follow', () => {
     const journalPath = path.join(dir, 's-1.jsonl');
     writeFileSync(journalPath, journal(...whole('d-old'), started('d-new')));
     const f = follow(dir, ['last']);
-    await sleep(400);
+    // The replay must end before the append, or the appended starts are part of it (a slow CI start-up took longer than 400 ms).
+    await sleep(2000);
     // Two delegations start and finish within one look, then the replay's newest completes.
     appendFileSync(journalPath, journal(...whole('d-x'), ...whole('d-y'), subStarted('d-new'), subDone('d-new'), completed('d-new')));
     await f.waitFor(/Delegation Trace: d-new/);

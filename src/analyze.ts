@@ -3,11 +3,12 @@ import { CHECKS } from './checks/index.js';
 import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
 import { defaultSessionRoots, discoverJournals, InputError, sessionIdOfPath, type JournalFile } from './journal/discover.js';
-import { scanJournalsParallel } from './journal/parallel.js';
+import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
 import { scanRecentFirst } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
+import { streamDelegations, type ReportItem } from './model/component-stream.js';
 import { groupDelegations } from './model/group.js';
 import { delegationOrder, resolveTarget } from './model/target.js';
 import { buildDelegationReport, fileLimits } from './report/build.js';
@@ -78,12 +79,20 @@ export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
   return { report, delegations: prepared.delegations, scan: prepared.scan };
 }
 
-/** What a report is built from: the scan, every delegation, the selected ones, and how long it took. */
-export interface PreparedAnalysis extends ReportSelection {
+/** What a streamed report is written from: the scan's counts and the delegations in report order. */
+export interface ReportSource {
   scan: ScanResult;
+  kind: string;
   notes: string[];
   began: number;
+  /** Each selected delegation in report order, with the delegations its checks compare it with. */
+  items(): Iterable<ReportItem>;
+  /** Limits lines known only once every item was read. */
+  lateNotes?(): string[];
 }
+
+/** What a report is built from: the scan, every delegation, the selected ones, and how long it took. */
+export interface PreparedAnalysis extends ReportSelection, ReportSource {}
 
 /** Reads the journals, groups delegations and resolves the target; the checks run later, per delegation. */
 export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<PreparedAnalysis> {
@@ -106,7 +115,34 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
     selected = r.delegations;
     kind = r.kind;
   }
-  return { scan, delegations, selected, kind, notes, began };
+  return { scan, delegations, selected, kind, notes, began, items: () => selected.map((delegation) => ({ delegation, all: delegations })) };
+}
+
+/**
+ * `--all` over a sessions tree for the streamed formats: the scan keeps an index of the events
+ * instead of the events, and delegations are grouped and checked one linked group at a time,
+ * so memory follows the largest group, not the tree (docs/performance.md). Same report, same
+ * order, as prepareAnalysis + buildTraceReport.
+ */
+export async function prepareStreamedAll(options: AnalyzeOptions): Promise<ReportSource> {
+  const began = performance.now();
+  const env = options.env ?? process.env;
+  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
+  const files = await discoverJournals(roots, options.cwd ?? process.cwd());
+  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
+  const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
+  const stream = streamDelegations(index, files, files.map((f) => f.display));
+  return {
+    scan,
+    kind: 'all',
+    notes: [],
+    began,
+    items: () => stream.items,
+    lateNotes: () => {
+      const n = stream.changedLines();
+      return n ? [`${n} delegation ${n === 1 ? 'line' : 'lines'} changed on disk between the scan and the report (a journal was rewritten); those events are left out: run again.`] : [];
+    },
+  };
 }
 
 export interface ReportSelection {
@@ -119,7 +155,7 @@ export interface ReportSelection {
 /** Runs the checks on the selected delegations and builds the report document (analyze, --follow). */
 export function buildTraceReport(scan: ScanResult, selection: ReportSelection, options: AnalyzeOptions, context: { notes?: string[]; began?: number } = {}): TraceReport {
   const assembler = new ReportAssembler(scan, selection, options, context);
-  const delegations = selection.selected.map((d) => assembler.delegationReport(d));
+  const delegations = selection.selected.map((d) => assembler.delegationReport(d, selection.delegations));
   return { ...assembler.head(), delegations, ...assembler.tail() };
 }
 
@@ -134,12 +170,14 @@ export class ReportAssembler {
   private readonly summary = { delegations: 0, error: 0, warning: 0, info: 0 };
   /** The built-in checks, then any extra ones (contract checks), run in one pass per delegation. */
   private readonly checks: readonly Check[];
+  /** Files named by the blocks written so far: their skipped lines are reported there, not at the end. */
+  private readonly mentioned = new Set<string>();
 
   constructor(
     private readonly scan: ScanResult,
-    private readonly selection: ReportSelection,
+    private readonly selection: Pick<ReportSelection, 'kind'>,
     private readonly options: AnalyzeOptions,
-    private readonly context: { notes?: string[]; began?: number } = {},
+    private readonly context: { notes?: string[]; began?: number; lateNotes?: () => string[] } = {},
   ) {
     this.files = new Map(scan.files.map((f) => [f.file, f] as const));
     this.checkOptions = { ...DEFAULT_CHECK_OPTIONS, nowMs: Date.now(), ...options.checkOptions };
@@ -154,10 +192,10 @@ export class ReportAssembler {
     };
   }
 
-  /** Checks one delegation and builds its block; counts its findings for the summary. */
-  delegationReport(d: Delegation): DelegationReport {
+  /** Checks one delegation against `all` and builds its block; counts its findings for the summary. */
+  delegationReport(d: Delegation, all: Delegation[]): DelegationReport {
     const { options, files } = this;
-    const all = this.selection.delegations;
+    for (const f of d.files) this.mentioned.add(f);
     const { findings, errors } = runChecks({ delegation: d, all, files, options: this.checkOptions, rules: options.rules, checks: this.checks });
     const report = buildDelegationReport(d, sortFindings(findings), files, [...errors, ...(options.extraLimits?.(d) ?? [])]);
     this.summary.delegations++;
@@ -168,7 +206,7 @@ export class ReportAssembler {
   tail(): Pick<TraceReport, 'summary' | 'limits' | 'stats'> {
     return {
       summary: { ...this.summary },
-      limits: [...scanLimits(this.scan.files, this.selection.selected), ...(this.context.notes ?? [])],
+      limits: [...scanLimits(this.scan.files, this.mentioned), ...(this.context.notes ?? []), ...(this.context.lateNotes?.() ?? [])],
       stats: scanStats(this.scan, performance.now() - (this.context.began ?? performance.now())),
     };
   }
@@ -189,8 +227,7 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
 }
 
 /** Scan-wide limits: files that could not be read, and lines skipped in files no block mentions. */
-function scanLimits(files: FileStats[], selected: Delegation[]): string[] {
-  const mentioned = new Set(selected.flatMap((d) => d.files));
+function scanLimits(files: FileStats[], mentioned: ReadonlySet<string>): string[] {
   const out: string[] = [];
   // A still-being-written last line matters only in the block of the delegation it belongs to.
   for (const f of files) if (f.error || !mentioned.has(f.file)) out.push(...fileLimits(f, { partial: !!f.error }));
@@ -198,7 +235,7 @@ function scanLimits(files: FileStats[], selected: Delegation[]): string[] {
 }
 
 function scanStats(scan: ScanResult, durationMs: number): ScanStats {
-  const s: ScanStats = { files: scan.files.length, bytes: 0, lines: 0, candidateLines: 0, events: scan.events.length, malformedLines: 0, partialLines: 0, missingFieldLines: 0, badTimestampLines: 0, duplicateLines: 0, unreadableFiles: 0, durationMs: Math.round(durationMs) };
+  const s: ScanStats = { files: scan.files.length, bytes: 0, lines: 0, candidateLines: 0, events: scan.eventCount ?? scan.events.length, malformedLines: 0, partialLines: 0, missingFieldLines: 0, badTimestampLines: 0, duplicateLines: 0, unreadableFiles: 0, durationMs: Math.round(durationMs) };
   for (const f of scan.files) {
     s.bytes += f.bytes;
     s.lines += f.lines;

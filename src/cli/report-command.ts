@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { buildTraceReport, prepareAnalysis, type AnalyzeOptions } from '../analyze.js';
+import { buildTraceReport, prepareAnalysis, prepareStreamedAll, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import type { TraceReport } from '../report/types.js';
@@ -77,15 +77,25 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     jobs,
   };
   const progress = createProgress(io.stderr, { quiet: flags.quiet, env: io.env });
-  let prepared;
+  const ctx = { color: useColor(io, flags.color), failOn };
+  if (!registry) {
+    // text and json are written as each delegation is checked; a whole-tree --all also keeps only
+    // an index of the events and checks one linked group of delegations at a time.
+    const indexed = flags.all && !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
+    let source: ReportSource;
+    try {
+      source = indexed ? await prepareStreamedAll({ ...analyzeOptions, onFile: progress?.onFile }) : await prepareAnalysis({ ...analyzeOptions, onFile: progress?.onFile });
+    } finally {
+      progress?.finish();
+    }
+    return writeReportStream(io.stdout, flags.format, source, analyzeOptions, ctx);
+  }
+  let prepared: PreparedAnalysis;
   try {
     prepared = await prepareAnalysis({ ...analyzeOptions, onFile: progress?.onFile });
   } finally {
     progress?.finish();
   }
-  const ctx = { color: useColor(io, flags.color), failOn };
-  // text and json are written as each delegation is checked: memory stays flat on a big --all.
-  if (!registry) return writeReportStream(io.stdout, flags.format, prepared, analyzeOptions, ctx);
   const { FORMATTERS } = registry;
   const report = buildTraceReport(prepared.scan, prepared, analyzeOptions, prepared);
   io.stdout.write(FORMATTERS[flags.format](report, ctx));

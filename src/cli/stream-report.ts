@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { ReportAssembler, type AnalyzeOptions, type PreparedAnalysis } from '../analyze.js';
+import { ReportAssembler, type AnalyzeOptions, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK } from '../checks/types.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
 import { delegationBlock } from '../format/text.js';
@@ -68,17 +68,12 @@ function asArrayElement(value: unknown): string {
 }
 
 /** Writes the report in `format` (json or text) as it is built; returns the exit code. */
-export async function writeReportStream(stream: Writable, format: string, prepared: PreparedAnalysis, options: AnalyzeOptions, ctx: FormatContext): Promise<number> {
+export async function writeReportStream(stream: Writable, format: string, prepared: ReportSource, options: AnalyzeOptions, ctx: FormatContext): Promise<number> {
   const assembler = new ReportAssembler(prepared.scan, prepared, options, prepared);
   const out = new ChunkedWriter(stream);
   const min = ctx.failOn === 'none' ? Number.POSITIVE_INFINITY : SEVERITY_RANK[ctx.failOn];
   let failing = false;
-  const next = (i: number) => {
-    const r = assembler.delegationReport(prepared.selected[i]);
-    if (r.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) failing = true;
-    return r;
-  };
-  const count = prepared.selected.length;
+  let count = 0;
 
   if (format === 'json') {
     const head = assembler.head();
@@ -86,15 +81,20 @@ export async function writeReportStream(stream: Writable, format: string, prepar
     // around them; each delegation is indented to its place in the array.
     const marker = `"@@delegations-${Math.random().toString(36).slice(2)}@@"`;
     const around = (tail: object) => JSON.stringify({ ...head, delegations: [JSON.parse(marker)], ...tail }, null, 2).split(marker);
-    if (count === 0) {
-      await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
-    } else {
-      await out.write(around({})[0].slice(0, -4)); // up to `[\n`; each element brings its indent
-      for (let i = 0; i < count; i++) await out.write(`${i ? ',\n' : ''}${asArrayElement(next(i))}`);
-      await out.write(`${around(assembler.tail())[1]}\n`);
+    for (const { delegation, all } of prepared.items()) {
+      const r = assembler.delegationReport(delegation, all);
+      if (r.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) failing = true;
+      // Up to `[\n` before the first element; each element brings its indent.
+      await out.write(`${count++ ? ',\n' : around({})[0].slice(0, -4)}${asArrayElement(r)}`);
     }
+    if (count === 0) await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
+    else await out.write(`${around(assembler.tail())[1]}\n`);
   } else {
-    for (let i = 0; i < count; i++) await out.write(`${i ? '\n\n' : ''}${delegationBlock(next(i), ctx)}`);
+    for (const { delegation, all } of prepared.items()) {
+      const r = assembler.delegationReport(delegation, all);
+      if (r.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) failing = true;
+      await out.write(`${count++ ? '\n\n' : ''}${delegationBlock(r, ctx)}`);
+    }
     if (count === 0) await out.write('No delegation found.'); // --all over a tree without one
     const { limits } = assembler.tail();
     if (limits.length) await out.write(`\n\n${['Scan limits:', ...limits.map((l) => `- ${safe(l)}`)].join('\n')}`);

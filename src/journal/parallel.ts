@@ -3,9 +3,10 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { JournalFile } from './discover.js';
+import { EventIndex, IndexChunkBuilder, type IndexChunk } from './event-index.js';
 import { isGzipPath, scanFile, type ScanFileOutput } from './scan-file.js';
 import type { ScanOptions } from './scan.js';
-import type { ScanResult } from './types.js';
+import type { FileStats, ScanResult } from './types.js';
 
 export interface WorkerFile {
   path: string;
@@ -13,8 +14,16 @@ export interface WorkerFile {
   fileIndex: number;
 }
 
-export type WorkerRequest = { type: 'job'; id: number; files: WorkerFile[] } | { type: 'stop' };
-export type WorkerResponse = { type: 'done'; id: number; results: ScanFileOutput[] };
+/** `events`: send the parsed events back; `index`: send index records only (event-index.ts). */
+export type ScanMode = 'events' | 'index';
+export type WorkerRequest = { type: 'job'; id: number; files: WorkerFile[]; mode: ScanMode } | { type: 'stop' };
+export type WorkerResponse = { type: 'done'; id: number; results: ScanFileOutput[]; chunk?: IndexChunk };
+
+/** What one group of files gave: per-file results, and in index mode the group's index records. */
+interface GroupResult {
+  results: ScanFileOutput[];
+  chunk?: IndexChunk;
+}
 
 export interface ParallelScanOptions extends ScanOptions {
   /** Threads to scan with; 1 scans in this thread. Default: the available cores, at most 8. */
@@ -68,12 +77,14 @@ function workerUrl(): URL {
   return new URL('../../dist/journal/worker.js', import.meta.url);
 }
 
-/** Scans a group in this thread, with the same duplicate filter the worker would use. */
-async function scanGroupHere(g: Group): Promise<ScanFileOutput[]> {
-  const seen = g.files.length > 1 ? new Set<string>() : undefined;
-  const out: ScanFileOutput[] = [];
-  for (const f of g.files) out.push(await scanFile({ ...f, seen }));
-  return out;
+/** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
+export async function scanGroup(files: WorkerFile[], mode: ScanMode): Promise<GroupResult> {
+  const seen = files.length > 1 ? new Set<string>() : undefined;
+  const builder = mode === 'index' ? new IndexChunkBuilder() : undefined;
+  const sink = builder ? builder.add.bind(builder) : undefined;
+  const results: ScanFileOutput[] = [];
+  for (const f of files) results.push(await scanFile({ ...f, seen, sink }));
+  return { results, chunk: builder?.finish() };
 }
 
 /**
@@ -82,30 +93,7 @@ async function scanGroupHere(g: Group): Promise<ScanFileOutput[]> {
  * result is identical to the sequential scan: files and events in discovery order.
  */
 export async function scanJournalsParallel(files: JournalFile[], options: ParallelScanOptions = {}): Promise<ScanResult> {
-  const groups = groupFiles(files);
-  const totalBytes = groups.reduce((n, g) => n + g.bytes, 0);
-  const jobs = Math.min(options.jobs ?? defaultJobs(), groups.length);
-  const results: ScanFileOutput[] = new Array(files.length);
-  let done = 0;
-  let bytes = 0;
-  const record = (outs: ScanFileOutput[]) => {
-    for (const o of outs) {
-      results[o.stats.fileIndex] = o;
-      done++;
-      bytes += o.stats.bytes;
-      options.onFile?.(done, files.length, bytes);
-    }
-  };
-
-  if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
-    for (const g of groups) record(await scanGroupHere(g));
-    options.onPlan?.({ threads: 0, fellBack: 0 });
-  } else {
-    const queue = [...groups].sort((a, b) => b.weight - a.weight);
-    const fellBack = await runPool(queue, jobs, record, files);
-    options.onPlan?.({ threads: jobs, fellBack });
-  }
-
+  const results = await scanAll(files, options, 'events', () => {});
   const result: ScanResult = { events: [], files: [] };
   for (const o of results) {
     result.files.push(o.stats);
@@ -115,12 +103,50 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
 }
 
 /**
+ * The streamed `--all` scan: the same reading (threads, pre-filter, duplicate filter), but each
+ * event is kept as an index record, so memory follows the number of events at ~30 bytes each.
+ */
+export async function indexJournalsParallel(files: JournalFile[], options: ParallelScanOptions = {}): Promise<{ files: FileStats[]; index: EventIndex }> {
+  const index = new EventIndex();
+  const results = await scanAll(files, options, 'index', (chunk) => index.add(chunk));
+  return { files: results.map((o) => o.stats), index };
+}
+
+async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode: ScanMode, onChunk: (c: IndexChunk) => void): Promise<ScanFileOutput[]> {
+  const groups = groupFiles(files);
+  const totalBytes = groups.reduce((n, g) => n + g.bytes, 0);
+  const jobs = Math.min(options.jobs ?? defaultJobs(), groups.length);
+  const results: ScanFileOutput[] = new Array(files.length);
+  let done = 0;
+  let bytes = 0;
+  const record = ({ results: outs, chunk }: GroupResult) => {
+    if (chunk) onChunk(chunk);
+    for (const o of outs) {
+      results[o.stats.fileIndex] = o;
+      done++;
+      bytes += o.stats.bytes;
+      options.onFile?.(done, files.length, bytes);
+    }
+  };
+
+  if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
+    for (const g of groups) record(await scanGroup(g.files, mode));
+    options.onPlan?.({ threads: 0, fellBack: 0 });
+  } else {
+    const queue = [...groups].sort((a, b) => b.weight - a.weight);
+    const fellBack = await runPool(queue, jobs, record, files, mode);
+    options.onPlan?.({ threads: jobs, fellBack });
+  }
+  return results;
+}
+
+/**
  * Scans the queue with this thread and `jobs - 1` workers, each taking the next (largest) group
  * when it is free: the main thread works instead of waiting, and only the workers' share of
  * events crosses a thread boundary. A worker that fails gives its group back to the queue.
  * Returns how many groups were given back.
  */
-async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutput[]) => void, files: JournalFile[]): Promise<number> {
+async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode): Promise<number> {
   const url = workerUrl();
   // Each worker keeps a few groups queued: this thread only hands out work between its own
   // groups, and a worker waiting for that would sit idle.
@@ -139,7 +165,7 @@ async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutp
     while (mine.length < WORKER_QUEUE && queue.length > 0) {
       const group = queue.shift()!;
       mine.push(group);
-      w.postMessage({ type: 'job', id: 0, files: group.files } satisfies WorkerRequest);
+      w.postMessage({ type: 'job', id: 0, files: group.files, mode } satisfies WorkerRequest);
     }
   };
   for (let i = 1; i < jobs && queue.length > 1; i++) {
@@ -153,8 +179,9 @@ async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutp
     w.on('message', (msg: WorkerResponse) => {
       // Workers send events without their file name; it is the same string for the whole file.
       for (const out of msg.results) for (const e of out.events) e.file = files[e.fileIndex].display;
+      for (const e of msg.chunk?.kept ?? []) e.file = files[e.fileIndex].display;
       inFlight.get(w)?.shift(); // a worker answers its jobs in order
-      record(msg.results);
+      record(msg);
       feed(w);
       signal();
     });
@@ -172,7 +199,7 @@ async function runPool(queue: Group[], jobs: number, record: (outs: ScanFileOutp
   for (;;) {
     const group = queue.shift();
     if (group) {
-      record(await scanGroupHere(group));
+      record(await scanGroup(group.files, mode));
       await new Promise((r) => setImmediate(r)); // let finished workers report and take more
       continue;
     }

@@ -17,7 +17,14 @@ export interface ScanFileInput {
    * It holds digests of candidate lines only, so its size follows the delegation events.
    */
   seen?: Set<string>;
+  /**
+   * Receives each event instead of `events` (the streamed `--all` index), with the byte offset and
+   * length of its line, or offset −1 when the line cannot be read again (gzip, stdin).
+   */
+  sink?: EventSink;
 }
+
+export type EventSink = (event: JournalEvent, offset: number, length: number) => void;
 
 export interface ScanFileOutput {
   events: JournalEvent[];
@@ -114,15 +121,27 @@ export class LineScanner {
   private lastStart = 0;
   private lastEnd = 0;
   private lastHead: string | null = null;
+  /** Byte offset in the input of index 0 of the buffer line() is looking at. */
+  private lineBase = 0;
+  /** Byte offset of the first carried byte. */
+  private carryStart = 0;
+  /** Plain files can be re-read by offset; archives and streams cannot. */
+  private readonly rereadable: boolean;
 
   constructor(
     readonly input: Omit<ScanFileInput, 'path'>,
     readonly stats: FileStats = emptyStats(input.display, input.fileIndex),
     /** Lines already consumed (follow mode resumes a file where it stopped). */
     startLine = 0,
+    { rereadable = false, startOffset = 0 }: { rereadable?: boolean; startOffset?: number } = {},
   ) {
     this.lineNo = startLine;
+    this.rereadable = rereadable;
+    this.offsetBase = startOffset;
   }
+
+  /** Bytes of input before the current chunk (stats.bytes counts from 0 in follow mode too). */
+  private offsetBase: number;
 
   /** Bytes received but not yet consumed because their line has no newline yet. */
   get pendingBytes(): number {
@@ -134,21 +153,25 @@ export class LineScanner {
   }
 
   push(chunk: Buffer): void {
+    const base = this.offsetBase;
+    this.offsetBase += chunk.length;
     this.stats.bytes += chunk.length;
     let pos = 0;
     if (this.carryBytes > 0) {
       const nl = chunk.indexOf(NEWLINE);
       if (nl === -1) {
-        this.keep(chunk, 0); // a very long line: collect its parts, join once at its newline
+        this.keep(chunk, 0, base); // a very long line: collect its parts, join once at its newline
         return;
       }
       this.carry.push(chunk.subarray(0, nl));
       const joined = Buffer.concat(this.carry, this.carryBytes + nl);
       this.carry = [];
       this.carryBytes = 0;
+      this.lineBase = this.carryStart;
       this.line(joined, 0, joined.length, false);
       pos = nl + 1;
     }
+    this.lineBase = base;
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, pos);
       if (nl === -1) break;
@@ -165,7 +188,7 @@ export class LineScanner {
       }
       pos = nl + 1;
     }
-    if (pos < chunk.length) this.keep(chunk, pos);
+    if (pos < chunk.length) this.keep(chunk, pos, base);
     this.settleChunk();
   }
 
@@ -175,6 +198,7 @@ export class LineScanner {
       const joined = Buffer.concat(this.carry, this.carryBytes);
       this.carry = [];
       this.carryBytes = 0;
+      this.lineBase = this.carryStart;
       this.line(joined, 0, joined.length, true);
     }
     this.settleChunk();
@@ -185,7 +209,8 @@ export class LineScanner {
     return this.events.splice(0, this.events.length);
   }
 
-  private keep(chunk: Buffer, from: number): void {
+  private keep(chunk: Buffer, from: number, base: number): void {
+    if (this.carryBytes === 0) this.carryStart = base + from;
     const part = Buffer.from(chunk.subarray(from)); // a copy: the caller may reuse the chunk
     this.carry.push(part);
     this.carryBytes += part.length;
@@ -245,7 +270,9 @@ export class LineScanner {
     else if (result.kind === 'missing-field') stats.missingFieldLines++;
     else if (result.kind === 'event') {
       if (!result.event.time) stats.badTimestampLines++;
-      this.events.push(result.event);
+      const sink = this.input.sink;
+      if (sink) sink(result.event, this.rereadable ? this.lineBase + start : -1, end - start);
+      else this.events.push(result.event);
     }
   }
 }
@@ -297,7 +324,7 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
     source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
     return scanStream(source.pipe(gunzip), input, stats);
   }
-  const scanner = new LineScanner(input, stats);
+  const scanner = new LineScanner(input, stats, 0, { rereadable: true });
   let fd: number | undefined;
   try {
     fd = openSync(input.path, 'r');

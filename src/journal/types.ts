@@ -137,4 +137,6 @@ export interface FileStats {
 export interface ScanResult {
   events: JournalEvent[];
   files: FileStats[];
+  /** Events counted when `events` was not kept (the streamed `--all` keeps an index instead). */
+  eventCount?: number;
 }

@@ -82,10 +82,29 @@ export const previewIndex = memoPerScan((all) => {
 });
 
 /**
+ * Completions of delegations outside `all` whose preview is in `texts`. The streamed `--all`
+ * checks one group of linked delegations at a time and registers here how to search the others.
+ */
+export type ForeignPreviews = (texts: readonly string[]) => PreviewRef[];
+const foreignPreviews = new WeakMap<readonly Delegation[], ForeignPreviews>();
+
+export function registerForeignPreviews(all: readonly Delegation[], lookup: ForeignPreviews): void {
+  foreignPreviews.set(all, lookup);
+}
+
+/**
  * Completions whose preview is one of `texts` (aggregate segments), or (40+ characters) occurs in
  * one: one map lookup per text and per position in it.
  */
 export function previewsIn(all: readonly Delegation[], texts: Iterable<string>): PreviewRef[] {
+  const list = [...texts];
+  const local = localPreviewsIn(all, list);
+  const foreign = foreignPreviews.get(all);
+  return foreign ? [...local, ...foreign(list)] : local;
+}
+
+/** previewsIn over `all` only. */
+export function localPreviewsIn(all: readonly Delegation[], texts: Iterable<string>): PreviewRef[] {
   const { byText, byPrefix } = previewIndex(all);
   const found = new Set<PreviewRef>();
   for (const text of texts) {

@@ -1,0 +1,194 @@
+// The streamed `--all`: delegations come out in report order, one group of linked delegations
+// (a component of the event index) in memory at a time. Each component's lines are read again
+// from their journals, parsed and grouped exactly as a whole scan would group them; only the
+// components whose first delegation is due are held.
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { JournalFile } from '../journal/discover.js';
+import { compareKeys, componentsWithHash, type Component, type EventIndex, type OrderKey, type PreviewTable } from '../journal/event-index.js';
+import { normalizeLine } from '../journal/normalize.js';
+import type { JournalEvent } from '../journal/types.js';
+import { localPreviewsIn, MIN_SUBSTRING, registerForeignPreviews, type PreviewRef } from './cross-index.js';
+import type { Delegation } from './delegation.js';
+import { groupDelegations } from './group.js';
+import { hash53, windowHashes } from './id-hash.js';
+import { delegationOrder } from './target.js';
+
+export interface ReportItem {
+  delegation: Delegation;
+  /** The delegations its checks compare it with. */
+  all: Delegation[];
+}
+
+/** Lines closer than this are read with one call (one copy of the gap costs less than a call). */
+const MAX_GAP = 16 * 1024;
+/** Open journals kept between components: a session's delegations come one after another. */
+const OPEN_FILES = 32;
+
+/** Reads index records' lines back from their files; counts lines that changed since the scan. */
+class RecordReader {
+  private buf = Buffer.allocUnsafe(1 << 16);
+  /** Lines that no longer parse into the event the scan saw (the file was rewritten). */
+  changed = 0;
+  /** fileIndex → descriptor, least recently used first (open and close cost ~25 µs each here). */
+  private readonly open = new Map<number, number>();
+
+  constructor(
+    private readonly index: EventIndex,
+    private readonly files: JournalFile[],
+    private readonly displays: string[],
+  ) {}
+
+  events(records: Int32Array): JournalEvent[] {
+    const { index } = this;
+    const off = index.offset.data;
+    const len = index.length.data;
+    const fileOf = index.fileIndex.data;
+    const out: JournalEvent[] = [];
+    const plain: number[] = [];
+    for (const r of records) {
+      if (off[r] < 0) out.push(index.kept[-off[r] - 1]);
+      else plain.push(r);
+    }
+    plain.sort((a, b) => fileOf[a] - fileOf[b] || off[a] - off[b]);
+    let i = 0;
+    while (i < plain.length) {
+      const file = fileOf[plain[i]];
+      const fd = this.descriptor(file);
+      if (fd === null) {
+        for (; i < plain.length && fileOf[plain[i]] === file; i++) this.changed++;
+        continue;
+      }
+      {
+        while (i < plain.length && fileOf[plain[i]] === file) {
+          // One read for a run of nearby lines.
+          let j = i + 1;
+          while (j < plain.length && fileOf[plain[j]] === file && off[plain[j]] - (off[plain[j - 1]] + len[plain[j - 1]]) <= MAX_GAP) j++;
+          const start = off[plain[i]];
+          const span = off[plain[j - 1]] + len[plain[j - 1]] - start;
+          if (this.buf.length < span) this.buf = Buffer.allocUnsafe(Math.max(span, this.buf.length * 2));
+          const got = readSync(fd, this.buf, 0, span, start);
+          for (let k = i; k < j; k++) {
+            const r = plain[k];
+            const s = off[r] - start;
+            const e = this.lineAt(r, s, got);
+            if (e) out.push(e);
+            else this.changed++;
+          }
+          i = j;
+        }
+      }
+    }
+    return out;
+  }
+
+  private descriptor(file: number): number | null {
+    const cached = this.open.get(file);
+    if (cached !== undefined) {
+      this.open.delete(file);
+      this.open.set(file, cached);
+      return cached;
+    }
+    let fd: number;
+    try {
+      fd = openSync(this.files[file].path, 'r');
+    } catch {
+      return null;
+    }
+    if (this.open.size >= OPEN_FILES) {
+      const [oldFile, oldFd] = this.open.entries().next().value!;
+      this.open.delete(oldFile);
+      closeSync(oldFd);
+    }
+    this.open.set(file, fd);
+    return fd;
+  }
+
+  close(): void {
+    for (const fd of this.open.values()) closeSync(fd);
+    this.open.clear();
+  }
+
+  private lineAt(r: number, s: number, got: number): JournalEvent | null {
+    const { index } = this;
+    const end = s + index.length.data[r];
+    if (end > got) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(this.buf.toString('utf8', s, end));
+    } catch {
+      return null;
+    }
+    const fileIndex = index.fileIndex.data[r];
+    const result = normalizeLine(value, { file: this.displays[fileIndex], line: index.line.data[r], fileIndex });
+    return result.kind === 'event' ? result.event : null;
+  }
+}
+
+/** The key delegationOrder sorts on: the start, or the first event. */
+function orderKey(d: Delegation): OrderKey {
+  const e = d.started ?? d.events[0];
+  return { ms: e?.time ? e.time.ms : Number.NEGATIVE_INFINITY, subNs: e?.time?.subNs ?? 0, fileIndex: e?.fileIndex ?? 0, line: e?.line ?? 0 };
+}
+
+export interface ComponentStream {
+  items: Iterable<ReportItem>;
+  /** Lines that could not be read back as the event the scan saw (after items is consumed). */
+  changedLines: () => number;
+}
+
+/**
+ * Delegations of the whole index in delegationOrder, each with the delegations of its component
+ * (every delegation it shares an id with, nested ones included). Cross-component lookups (a
+ * preview of another delegation in an aggregate) go through the preview hash tables.
+ */
+export function streamDelegations(index: EventIndex, files: JournalFile[], displays: string[]): ComponentStream {
+  const { components, full, prefix } = index.components();
+  const reader = new RecordReader(index, files, displays);
+  const materialize = (c: number): Delegation[] => {
+    const all = groupDelegations(reader.events(components[c].records)).sort(delegationOrder);
+    registerForeignPreviews(all, (texts) => foreignPreviews(c, texts));
+    return all;
+  };
+  // Components found by a preview lookup, kept for the next lookups (they are few: stale artifacts).
+  const foreignCache = new Map<number, Delegation[]>();
+  const foreignPreviews = (self: number, texts: readonly string[]): PreviewRef[] => {
+    const found: PreviewRef[] = [];
+    for (const c of componentsMatching(full, prefix, texts)) {
+      if (c === self) continue;
+      let all = foreignCache.get(c);
+      if (!all) {
+        all = groupDelegations(reader.events(components[c].records));
+        if (foreignCache.size >= 64) foreignCache.delete(foreignCache.keys().next().value!);
+        foreignCache.set(c, all);
+      }
+      found.push(...localPreviewsIn(all, texts));
+    }
+    return found;
+  };
+  function* items(): Generator<ReportItem> {
+    // A k-way merge: a delegation is due once no unread component can hold an earlier one.
+    let pending: ReportItem[] = [];
+    let head = 0;
+    for (let c = 0; c <= components.length; c++) {
+      const bound: Component['lowerBound'] | null = c < components.length ? components[c].lowerBound : null;
+      while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) yield pending[head++];
+      if (!bound) break;
+      const all = materialize(c);
+      pending = pending.slice(head).concat(all.map((delegation) => ({ delegation, all })));
+      head = 0;
+      pending.sort((a, b) => delegationOrder(a.delegation, b.delegation));
+    }
+    reader.close();
+  }
+  return { items: items(), changedLines: () => reader.changed };
+}
+
+/** Components holding a preview equal to a text, or (40+ units) starting at some position of one. */
+function componentsMatching(full: PreviewTable, prefix: PreviewTable, texts: readonly string[]): Set<number> {
+  const out = new Set<number>();
+  for (const text of texts) {
+    componentsWithHash(full, hash53(text), out);
+    if (prefix.hashes.length) windowHashes(text, MIN_SUBSTRING, (h) => componentsWithHash(prefix, h, out));
+  }
+  return out;
+}

@@ -1,0 +1,119 @@
+// Compact numeric keys for ids and texts: the streamed `--all` keeps numbers, not strings, for
+// every delegation event of a large tree. A collision can only merge two unrelated groups of
+// delegations (more work, same result), never change a finding: results are always recomputed
+// from the journal lines themselves.
+
+/** cyrb53: a fast 53-bit string hash (exact in a double). */
+export function hash53(s: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+// Two polynomial rolling hashes modulo 2^32 (Math.imul: integer arithmetic, no division),
+// combined into one 53-bit number. Weak against crafted input, which only costs extra lookups.
+const B1 = 0x01000193;
+const B2 = 0x5bd1e995;
+
+/**
+ * Hashes of every `width`-unit window of `text`, in order: the hash at `at` equals
+ * `windowHash(text.slice(at, at + width))`, in O(text length) instead of O(length × width).
+ */
+export function windowHashes(text: string, width: number, each: (hash: number, at: number) => void): void {
+  if (text.length < width || width <= 0) return;
+  let top1 = 1;
+  let top2 = 1;
+  for (let i = 1; i < width; i++) {
+    top1 = Math.imul(top1, B1);
+    top2 = Math.imul(top2, B2);
+  }
+  let h1 = 0;
+  let h2 = 0;
+  for (let i = 0; i < width; i++) {
+    const c = text.charCodeAt(i);
+    h1 = (Math.imul(h1, B1) + c) | 0;
+    h2 = (Math.imul(h2, B2) + c) | 0;
+  }
+  each((h1 >>> 0) * 2097152 + (h2 >>> 11), 0);
+  for (let i = width; i < text.length; i++) {
+    const out = text.charCodeAt(i - width);
+    const c = text.charCodeAt(i);
+    h1 = (Math.imul(h1 - Math.imul(out, top1), B1) + c) | 0;
+    h2 = (Math.imul(h2 - Math.imul(out, top2), B2) + c) | 0;
+    each((h1 >>> 0) * 2097152 + (h2 >>> 11), i - width + 1);
+  }
+}
+
+/** The window hash of a text of exactly `width` units (the same function as windowHashes). */
+export function windowHash(text: string): number {
+  let out = 0;
+  windowHashes(text, text.length, (h) => (out = h));
+  return out;
+}
+
+/**
+ * number → int map with open addressing over typed arrays: about 12 bytes an entry, against
+ * 50–80 for a Map with double keys (each key a heap number).
+ */
+export class NumberTable {
+  private keys: Float64Array;
+  private values: Int32Array;
+  private used: Uint8Array;
+  private mask: number;
+  size = 0;
+
+  constructor(capacity = 1024) {
+    let n = 16;
+    while (n < capacity * 2) n *= 2;
+    this.keys = new Float64Array(n);
+    this.values = new Int32Array(n);
+    this.used = new Uint8Array(n);
+    this.mask = n - 1;
+  }
+
+  private slot(key: number): number {
+    // Mix the low and high halves: ids' hashes are uniform, but window hashes share a layout.
+    let i = (Math.imul(key | 0, 0x9e3779b1) ^ Math.imul((key / 4294967296) | 0, 0x85ebca77)) & this.mask;
+    while (this.used[i] && this.keys[i] !== key) i = (i + 1) & this.mask;
+    return i;
+  }
+
+  get(key: number): number | undefined {
+    const i = this.slot(key);
+    return this.used[i] ? this.values[i] : undefined;
+  }
+
+  /** The value for `key`, adding `next()` when absent. */
+  getOrAdd(key: number, next: () => number): number {
+    let i = this.slot(key);
+    if (this.used[i]) return this.values[i];
+    if ((this.size + 1) * 2 > this.keys.length) {
+      this.grow();
+      i = this.slot(key);
+    }
+    const v = next();
+    this.used[i] = 1;
+    this.keys[i] = key;
+    this.values[i] = v;
+    this.size++;
+    return v;
+  }
+
+  private grow(): void {
+    const { keys, values, used } = this;
+    const n = keys.length * 2;
+    this.keys = new Float64Array(n);
+    this.values = new Int32Array(n);
+    this.used = new Uint8Array(n);
+    this.mask = n - 1;
+    this.size = 0;
+    for (let i = 0; i < keys.length; i++) if (used[i]) this.getOrAdd(keys[i], () => values[i]);
+  }
+}

@@ -1,0 +1,178 @@
+// The streamed `--all` keeps an index of the events and checks one linked group of delegations
+// at a time. Its report must be byte for byte the report built from every event in memory.
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTraceReport, prepareAnalysis, prepareStreamedAll, type AnalyzeOptions } from '../../src/analyze.js';
+import { writeReportStream } from '../../src/cli/stream-report.js';
+import { FORMATTERS } from '../../src/format/index.js';
+import { discoverJournals } from '../../src/journal/discover.js';
+import { EventIndex, IndexChunkBuilder } from '../../src/journal/event-index.js';
+import { indexJournalsParallel } from '../../src/journal/parallel.js';
+import { streamDelegations } from '../../src/model/component-stream.js';
+import { hash53, NumberTable, windowHash, windowHashes } from '../../src/model/id-hash.js';
+import { FIXTURES, ROOT } from '../helpers/cli.js';
+
+const NOW = Date.parse('2030-01-01T00:00:00Z');
+const steady = (s: string) => s.replace(/"durationMs": \d+/, '"durationMs": 0');
+
+async function streamedAndWhole(sessions: string[], format: string) {
+  const opts: AnalyzeOptions = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions, all: true };
+  const ctx = { color: false, failOn: 'error' as const };
+  const prepared = await prepareAnalysis(opts);
+  const whole = FORMATTERS[format](buildTraceReport(prepared.scan, prepared, opts, prepared), ctx);
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on('data', (d: Buffer) => chunks.push(d));
+  const code = await writeReportStream(sink, format, await prepareStreamedAll(opts), opts, ctx);
+  const bytes = (s: string) => Buffer.from(s).toString('latin1');
+  return { whole: steady(bytes(whole)), streamed: steady(Buffer.concat(chunks).toString('latin1')), code };
+}
+
+/** Every fixture tree, and every single journal of the check cases on its own. */
+function fixtureInputs(): string[] {
+  const trees = ['sessions', 'checks', 'formats', 'join', 'safe', 'hostile', 'contracts'].map((t) => path.join(FIXTURES, t));
+  const singles: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = path.join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.jsonl(\.gz)?$/.test(name)) singles.push(p);
+    }
+  };
+  walk(FIXTURES);
+  return [...trees, ...singles];
+}
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'td-components-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const line = (type: string, ts: string, sid: string, metadata: object) => JSON.stringify({ type, ts, session_id: sid, metadata });
+
+/** A delegation whose children complete with `previews`; the aggregate joins `aggregate`. */
+function delegation(sid: string, did: string, parent: string, t: number, runs: [string, string, string][], aggregate: string): string[] {
+  const ts = (s: number) => new Date(Date.parse('2026-05-01T10:00:00Z') + (t + s) * 1000).toISOString();
+  const out = [line('delegation_started', ts(0), sid, { delegation_id: did, parent_run_id: parent, pattern: 'fan_out', agent_ids: runs.map((r) => r[1]) })];
+  for (const [run, agent] of runs) out.push(line('delegation_sub_run_started', ts(1), sid, { delegation_id: did, sub_run_id: run, parent_run_id: parent, agent_id: agent, status: 'running' }));
+  for (const [run, agent, preview] of runs) out.push(line('delegation_sub_run_completed', ts(2), sid, { delegation_id: did, sub_run_id: run, agent_id: agent, status: 'completed', output_preview: preview }));
+  out.push(line('delegation_completed', ts(3), sid, { delegation_id: did, pattern: 'fan_out', total_sub_runs: runs.length, succeeded: runs.length, failed: 0, aggregated_status: 'completed', aggregated_output_preview: aggregate }));
+  return out;
+}
+
+describe('streamed --all (event index, one component at a time)', () => {
+  for (const format of ['json', 'text']) {
+    it(`${format}: equals the in-memory report on every fixture tree and journal`, async () => {
+      for (const input of fixtureInputs()) {
+        const { whole, streamed } = await streamedAndWhole([input], format);
+        expect(streamed, input).toBe(whole);
+      }
+    });
+  }
+
+  it("finds another delegation's output in an aggregate across unlinked sessions", async () => {
+    const stale = 'EU revenue for Q3 is 97.5 million, up 4 percent on the quarter before';
+    // Yesterday's delegation in another session, another parent run: a separate component.
+    const a = delegation('s-old', 'd-old', 'run-old', 0, [['r-old', 'eu', stale]], stale);
+    const b = delegation('s-new', 'd-new', 'run-new', 86400, [['r-us', 'us', 'US revenue is 120 million']], `US revenue is 120 million\n---\n${stale}`);
+    const tree = path.join(tmp, 'foreign-tree');
+    mkdirSync(tree, { recursive: true });
+    writeFileSync(path.join(tree, 's-old.jsonl'), `${a.join('\n')}\n`);
+    writeFileSync(path.join(tree, 's-new.jsonl'), `${b.join('\n')}\n`);
+    const files = await discoverJournals([tree]);
+    const { index } = await indexJournalsParallel(files, { jobs: 1 });
+    expect(index.components().components).toHaveLength(2);
+    const { whole, streamed } = await streamedAndWhole([tree], 'json');
+    expect(streamed).toBe(whole);
+    const report = JSON.parse(Buffer.from(streamed, 'latin1').toString());
+    type Finding = { id: string; message: string };
+    const findings: Finding[] = report.delegations.flatMap((d: { findings: Finding[] }) => d.findings);
+    expect(findings.filter((f) => f.id === 'failed-in-aggregate').map((f) => f.message)).toEqual([expect.stringContaining('of delegation d-old (parent run run-old)')]);
+  });
+
+  it('reports lines that changed on disk between the scan and the report, and leaves them out', async () => {
+    const tree = path.join(tmp, 'rewritten');
+    mkdirSync(tree, { recursive: true });
+    const file = path.join(tree, 's1.jsonl');
+    writeFileSync(file, `${delegation('s1', 'd-1', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
+    const opts: AnalyzeOptions = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree], all: true };
+    const source = await prepareStreamedAll(opts);
+    writeFileSync(file, 'x'.repeat(statSync(file).size)); // rewritten in place after the scan
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (d: Buffer) => chunks.push(d));
+    await writeReportStream(sink, 'json', source, opts, { color: false, failOn: 'none' });
+    const report = JSON.parse(Buffer.concat(chunks).toString());
+    expect(report.delegations).toHaveLength(0);
+    expect(report.limits.join('\n')).toMatch(/4 delegation lines changed on disk between the scan and the report/);
+  });
+
+  it('appended lines after the scan are not read (offsets stay valid in an append-only journal)', async () => {
+    const tree = path.join(tmp, 'appended');
+    mkdirSync(tree, { recursive: true });
+    const file = path.join(tree, 's1.jsonl');
+    writeFileSync(file, `${delegation('s1', 'd-1', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
+    const opts: AnalyzeOptions = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree], all: true };
+    const source = await prepareStreamedAll(opts);
+    appendFileSync(file, `${delegation('s1', 'd-2', 'run-1', 60, [['r2', 'a', 'later']], 'later').join('\n')}\n`);
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (d: Buffer) => chunks.push(d));
+    await writeReportStream(sink, 'json', source, opts, { color: false, failOn: 'none' });
+    const report = JSON.parse(Buffer.concat(chunks).toString());
+    expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-1']);
+    expect(report.limits.join('\n')).not.toMatch(/changed on disk/);
+  });
+
+  it('worker threads build the same index as one thread', async () => {
+    const files = await discoverJournals([path.join(FIXTURES, 'sessions')]);
+    const keys = async (jobs: number) => {
+      const { index } = await indexJournalsParallel(files, { jobs, minParallelBytes: 0 });
+      const stream = streamDelegations(index, files, files.map((f) => f.display));
+      return [...stream.items].map((i) => `${i.delegation.key}:${i.delegation.events.length}:${i.all.length}`);
+    };
+    const one = await keys(1);
+    expect(one.length).toBeGreaterThan(3);
+    expect(await keys(2)).toEqual(one);
+  });
+});
+
+describe('event index', () => {
+  it('links events that share an id, and orders components by their earliest event', () => {
+    const b = new IndexChunkBuilder();
+    const ev = (line: number, ms: number, delegationId: string, parentRunId: string) =>
+      b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, line * 100, 50);
+    ev(1, 5000, 'd-late', 'p-2');
+    ev(2, 1000, 'd-early', 'p-1');
+    ev(3, 9000, 'd-sibling', 'p-1'); // same parent run as d-early: one component
+    const index = new EventIndex();
+    index.add(b.finish());
+    const { components } = index.components();
+    expect(components.map((c) => [...c.records])).toEqual([[1, 2], [0]]);
+    expect(components[0].lowerBound).toEqual({ ms: 1000, subNs: 0, fileIndex: 0, line: 2 });
+    expect(index.eventCount).toBe(3);
+  });
+
+  it('window hashes equal the hash of each window, and hashes are exact integers', () => {
+    const text = 'The quarterly figure – 97.5 million – was revised; ünïcödé and 😀 surrogate pairs too. '.repeat(3);
+    let n = 0;
+    windowHashes(text, 40, (h, at) => {
+      expect(h).toBe(windowHash(text.slice(at, at + 40)));
+      expect(Number.isSafeInteger(h)).toBe(true);
+      n++;
+    });
+    expect(n).toBe(text.length - 39);
+    expect(hash53('run-1')).not.toBe(hash53('run-2'));
+    expect(Number.isSafeInteger(hash53('x'.repeat(1000)))).toBe(true);
+  });
+
+  it('NumberTable keeps every key through growth', () => {
+    const t = new NumberTable(4);
+    const keys = Array.from({ length: 5000 }, (_, i) => hash53(`id-${i}`));
+    keys.forEach((k, i) => expect(t.getOrAdd(k, () => i)).toBe(i));
+    keys.forEach((k, i) => expect(t.get(k)).toBe(i));
+    expect(t.get(hash53('absent'))).toBeUndefined();
+    expect(t.size).toBe(5000);
+  });
+});

@@ -1,10 +1,12 @@
 // The streamed `--all` scan keeps, for each delegation event, where its line is (file, byte
 // offset, length, line number) and the ids that link it to other events, as numbers in typed
-// arrays: about 30 bytes an event instead of a parsed object (0.7 KB). Events linked by an id
+// arrays: about 30 bytes an event instead of a parsed object (0.7 KB). Lines of gzip archives
+// cannot be re-read by offset; their bytes are copied into an arena (outside the JS heap). Events linked by an id
 // (same delegation, sub-run, parent run, retry or marker run) form one component; the report
 // re-reads one component's lines at a time (model/component-stream.ts).
 import { hash53, NumberTable, windowHash } from '../model/id-hash.js';
 import type { JournalEvent } from './types.js';
+
 
 /** At most this many ids link one event (a sub-run start: delegation, run, parent run, retry_of). */
 export const LINKS = 4;
@@ -15,7 +17,7 @@ const PREFIX = 40;
 export interface IndexChunk {
   count: number;
   fileIndex: Int32Array;
-  /** Byte offset of the line in its file; −(k + 1) when the event is `kept[k]` (not re-readable). */
+  /** Byte offset of the line in its file; −(k + 1) when the line is `arena[k, k + length)`. */
   offset: Float64Array;
   length: Int32Array;
   line: Int32Array;
@@ -28,8 +30,8 @@ export interface IndexChunk {
   previewAt: Int32Array;
   previewFull: Float64Array;
   previewPrefix: Float64Array;
-  /** Events of gzip archives and standard input: they cannot be re-read by offset. */
-  kept: JournalEvent[];
+  /** Lines of gzip archives: they cannot be re-read by offset. */
+  arena: Uint8Array;
   /** `session_end` events: counted, not needed by any check. */
   uncounted: number;
 }
@@ -67,11 +69,12 @@ export class IndexChunkBuilder {
   private previewAt: number[] = [];
   private previewFull: number[] = [];
   private previewPrefix: number[] = [];
-  private kept: JournalEvent[] = [];
+  private arena: Buffer[] = [];
+  private arenaBytes = 0;
   private uncounted = 0;
 
-  /** `offset` −1: the line cannot be read again (gzip, stdin), so the event itself is kept. */
-  add(e: JournalEvent, offset: number, length: number): void {
+  /** `offset` −1: the line cannot be read again (gzip, stdin), so its bytes are copied. */
+  add(e: JournalEvent, buf: Buffer, start: number, end: number, offset: number): void {
     if (e.type === 'session_end') {
       this.uncounted++;
       return;
@@ -79,12 +82,13 @@ export class IndexChunkBuilder {
     const i = this.fileIndex.length;
     this.fileIndex.push(e.fileIndex);
     if (offset < 0) {
-      this.kept.push(e);
-      this.offset.push(-this.kept.length);
+      this.offset.push(-(this.arenaBytes + 1));
+      this.arena.push(Buffer.from(buf.subarray(start, end)));
+      this.arenaBytes += end - start;
     } else {
       this.offset.push(offset);
     }
-    this.length.push(length);
+    this.length.push(end - start);
     this.line.push(e.line);
     this.ms.push(e.time ? e.time.ms : Number.NEGATIVE_INFINITY);
     this.subNs.push(e.time ? e.time.subNs : 0);
@@ -102,7 +106,15 @@ export class IndexChunkBuilder {
   }
 
   finish(): IndexChunk {
+    // Its own buffer (never Buffer's shared pool): it is transferred to the main thread.
+    const arena = new Uint8Array(this.arenaBytes);
+    let at = 0;
+    for (const part of this.arena) {
+      arena.set(part, at);
+      at += part.length;
+    }
     return {
+      arena,
       count: this.fileIndex.length,
       fileIndex: Int32Array.from(this.fileIndex),
       offset: Float64Array.from(this.offset),
@@ -114,7 +126,6 @@ export class IndexChunkBuilder {
       previewAt: Int32Array.from(this.previewAt),
       previewFull: Float64Array.from(this.previewFull),
       previewPrefix: Float64Array.from(this.previewPrefix),
-      kept: this.kept,
       uncounted: this.uncounted,
     };
   }
@@ -122,7 +133,7 @@ export class IndexChunkBuilder {
 
 /** The buffers of a chunk, for postMessage's transfer list (no copy between threads). */
 export function chunkTransferList(c: IndexChunk): ArrayBuffer[] {
-  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix].map((a) => a.buffer as ArrayBuffer);
+  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.arena].map((a) => a.buffer as ArrayBuffer);
 }
 
 /** A growable typed array. */
@@ -152,11 +163,39 @@ export interface OrderKey {
   line: number;
 }
 
-export interface Component {
-  /** Record indices of its events. */
-  records: Int32Array;
-  /** No delegation of this component orders before this key. */
-  lowerBound: OrderKey;
+/**
+ * Components in the order their first delegation can appear: the record indices of component c
+ * are `records[start[c], start[c + 1])`; no delegation of c orders before `lowerBound(c)`.
+ * Flat arrays: a large tree has tens of thousands of components.
+ */
+export class ComponentTable {
+  constructor(
+    readonly count: number,
+    readonly records: Int32Array,
+    readonly start: Int32Array,
+    readonly boundMs: Float64Array,
+    readonly boundSub: Int32Array,
+    readonly boundFile: Int32Array,
+    readonly boundLine: Int32Array,
+  ) {}
+
+  /** Rebuilt on another thread from the arrays of `arrays()`. */
+  static from(a: ReturnType<ComponentTable['arrays']>): ComponentTable {
+    return new ComponentTable(a.count, a.records, a.start, a.boundMs, a.boundSub, a.boundFile, a.boundLine);
+  }
+
+  arrays() {
+    const { count, records, start, boundMs, boundSub, boundFile, boundLine } = this;
+    return { count, records, start, boundMs, boundSub, boundFile, boundLine };
+  }
+
+  recordsOf(c: number): Int32Array {
+    return this.records.subarray(this.start[c], this.start[c + 1]);
+  }
+
+  lowerBound(c: number): OrderKey {
+    return { ms: this.boundMs[c], subNs: this.boundSub[c], fileIndex: this.boundFile[c], line: this.boundLine[c] };
+  }
 }
 
 /** Preview hashes → the components holding a completion with that preview. */
@@ -169,6 +208,15 @@ export interface PreviewTable {
 
 const BITS = 1 << 20;
 
+/** What re-reading a record's line needs: its file, place and length (arena: archived lines). */
+export interface IndexView {
+  fileIndex: Int32Array;
+  offset: Float64Array;
+  length: Int32Array;
+  line: Int32Array;
+  arena: Uint8Array;
+}
+
 /** Every chunk merged: records, the union-find over linked ids, and the preview hashes. */
 export class EventIndex {
   readonly fileIndex = ints();
@@ -177,7 +225,9 @@ export class EventIndex {
   readonly line = ints();
   /** Union-find node of each record's first id. */
   private readonly node = ints();
-  readonly kept: JournalEvent[] = [];
+  /** Bytes of the lines that cannot be re-read (see IndexChunk.offset). */
+  arena = new Uint8Array(0);
+  private arenaBytes = 0;
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
   eventCount = 0;
 
@@ -193,13 +243,12 @@ export class EventIndex {
 
   add(c: IndexChunk): void {
     this.eventCount += c.count + c.uncounted;
-    const keptBase = this.kept.length;
-    for (const e of c.kept) this.kept.push(e);
+    const arenaBase = this.appendArena(c.arena);
     const first = this.fileIndex.size;
     for (let i = 0; i < c.count; i++) {
       const off = c.offset[i];
       this.fileIndex.push(c.fileIndex[i]);
-      this.offset.push(off < 0 ? off - keptBase : off);
+      this.offset.push(off < 0 ? off - arenaBase : off);
       this.length.push(c.length[i]);
       this.line.push(c.line[i]);
       let root = -1;
@@ -220,6 +269,32 @@ export class EventIndex {
       this.previewFull.push(c.previewFull[j]);
       this.previewPrefix.push(c.previewPrefix[j]);
     }
+  }
+
+  /** Appends a chunk's arena; returns where it starts. */
+  private appendArena(bytes: Uint8Array): number {
+    const base = this.arenaBytes;
+    if (bytes.length === 0) return base;
+    if (base + bytes.length > this.arena.length) {
+      const bigger = new Uint8Array(Math.max(base + bytes.length, this.arena.length * 2, 64 * 1024));
+      bigger.set(this.arena.subarray(0, base));
+      this.arena = bigger;
+    }
+    this.arena.set(bytes, base);
+    this.arenaBytes += bytes.length;
+    return base;
+  }
+
+  /** The records' columns, trimmed to their size. */
+  view(): IndexView {
+    const n = this.fileIndex.size;
+    return {
+      fileIndex: this.fileIndex.data.subarray(0, n),
+      offset: this.offset.data.subarray(0, n),
+      length: this.length.data.subarray(0, n),
+      line: this.line.data.subarray(0, n),
+      arena: this.arena.subarray(0, this.arenaBytes),
+    };
   }
 
   private newNode(): number {
@@ -268,32 +343,57 @@ export class EventIndex {
   }
 
   /** Components in the order their first delegation can appear, and the preview tables. */
-  components(): { components: Component[]; componentOf: (recordIndex: number) => number; full: PreviewTable; prefix: PreviewTable } {
+  components(): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable } {
     const n = this.fileIndex.size;
-    const compOfRoot = new Map<number, number>();
+    // Number the roots; count each one's records.
+    const compOfRoot = new Int32Array(this.parent.size).fill(-1);
     const compOfRecord = new Int32Array(n);
-    const counts: number[] = [];
-    const roots: number[] = [];
+    const roots = ints();
+    const counts = ints();
     for (let i = 0; i < n; i++) {
       const r = this.find(this.node.data[i]);
-      let c = compOfRoot.get(r);
-      if (c === undefined) {
-        c = roots.length;
-        compOfRoot.set(r, c);
+      let c = compOfRoot[r];
+      if (c < 0) {
+        c = compOfRoot[r] = roots.size;
         roots.push(r);
         counts.push(0);
       }
       compOfRecord[i] = c;
-      counts[c]++;
+      counts.data[c]++;
     }
-    const lists = counts.map((k) => new Int32Array(k));
-    const fill = new Int32Array(counts.length);
-    for (let i = 0; i < n; i++) lists[compOfRecord[i]][fill[compOfRecord[i]]++] = i;
-    const order = roots.map((_, c) => c).sort((a, b) => compareKeys(this.bound(roots[a]), this.bound(roots[b])));
-    const rank = new Int32Array(roots.length);
-    order.forEach((c, k) => (rank[c] = k));
-    const components = order.map((c) => ({ records: lists[c], lowerBound: this.bound(roots[c]) }));
-    const table = (hashes: Float64Array): PreviewTable => {
+    const count = roots.size;
+    const root = roots.data;
+    const { minMs, minSub, minFile, minLine } = this;
+    const order = Int32Array.from({ length: count }, (_, c) => c).sort(
+      (a, b) =>
+        minMs.data[root[a]] - minMs.data[root[b]] ||
+        minSub.data[root[a]] - minSub.data[root[b]] ||
+        minFile.data[root[a]] - minFile.data[root[b]] ||
+        minLine.data[root[a]] - minLine.data[root[b]],
+    );
+    const rank = new Int32Array(count);
+    for (let k = 0; k < count; k++) rank[order[k]] = k;
+    // Records grouped by component, components in rank order.
+    const start = new Int32Array(count + 1);
+    for (let k = 0; k < count; k++) start[k + 1] = start[k] + counts.data[order[k]];
+    const fill = start.slice(0, count);
+    const records = new Int32Array(n);
+    for (let i = 0; i < n; i++) records[fill[rank[compOfRecord[i]]]++] = i;
+    const pick = <T extends Float64Array | Int32Array>(col: T, make: (k: number) => T): T => {
+      const out = make(count);
+      for (let k = 0; k < count; k++) out[k] = col[root[order[k]]];
+      return out;
+    };
+    const table = new ComponentTable(
+      count,
+      records,
+      start,
+      pick(minMs.data, (k) => new Float64Array(k)),
+      pick(minSub.data, (k) => new Int32Array(k)),
+      pick(minFile.data, (k) => new Int32Array(k)),
+      pick(minLine.data, (k) => new Int32Array(k)),
+    );
+    const previews = (hashes: Float64Array): PreviewTable => {
       const idx: number[] = [];
       for (let j = 0; j < hashes.length; j++) if (!Number.isNaN(hashes[j])) idx.push(j);
       idx.sort((a, b) => hashes[a] - hashes[b]);
@@ -302,20 +402,16 @@ export class EventIndex {
       return {
         bits,
         hashes: Float64Array.from(idx, (j) => hashes[j]),
-        components: Int32Array.from(idx, (j) => rank[compOfRoot.get(this.find(this.previewNode.data[j]))!]),
+        components: Int32Array.from(idx, (j) => rank[compOfRoot[this.find(this.previewNode.data[j])]]),
       };
     };
     return {
-      components,
-      componentOf: (i) => rank[compOfRecord[i]],
-      full: table(this.previewFull.data.subarray(0, this.previewFull.size)),
-      prefix: table(this.previewPrefix.data.subarray(0, this.previewPrefix.size)),
+      components: table,
+      full: previews(this.previewFull.data.subarray(0, this.previewFull.size)),
+      prefix: previews(this.previewPrefix.data.subarray(0, this.previewPrefix.size)),
     };
   }
 
-  private bound(root: number): OrderKey {
-    return { ms: this.minMs.data[root], subNs: this.minSub.data[root], fileIndex: this.minFile.data[root], line: this.minLine.data[root] };
-  }
 }
 
 export function compareKeys(a: OrderKey, b: OrderKey): number {

@@ -1,7 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerUrl } from '../worker-url.js';
 import type { JournalFile } from './discover.js';
 import { EventIndex, IndexChunkBuilder, type IndexChunk } from './event-index.js';
 import { isGzipPath, scanFile, type ScanFileOutput } from './scan-file.js';
@@ -70,12 +70,6 @@ function groupFiles(files: JournalFile[]): Group[] {
   return [...byKey.values()];
 }
 
-/** The compiled worker next to this module; from sources (vitest) the built one in dist/. */
-function workerUrl(): URL {
-  const here = new URL('./worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  return new URL('../../dist/journal/worker.js', import.meta.url);
-}
 
 /** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
 export async function scanGroup(files: WorkerFile[], mode: ScanMode): Promise<GroupResult> {
@@ -147,7 +141,7 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
  * Returns how many groups were given back.
  */
 async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode): Promise<number> {
-  const url = workerUrl();
+  const url = workerUrl(import.meta.url, 'worker.js', 'journal');
   // Each worker keeps a few groups queued: this thread only hands out work between its own
   // groups, and a worker waiting for that would sit idle.
   const inFlight = new Map<Worker, Group[]>();
@@ -179,7 +173,6 @@ async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) =>
     w.on('message', (msg: WorkerResponse) => {
       // Workers send events without their file name; it is the same string for the whole file.
       for (const out of msg.results) for (const e of out.events) e.file = files[e.fileIndex].display;
-      for (const e of msg.chunk?.kept ?? []) e.file = files[e.fileIndex].display;
       inFlight.get(w)?.shift(); // a worker answers its jobs in order
       record(msg);
       feed(w);

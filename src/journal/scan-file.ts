@@ -18,13 +18,14 @@ export interface ScanFileInput {
    */
   seen?: Set<string>;
   /**
-   * Receives each event instead of `events` (the streamed `--all` index), with the byte offset and
-   * length of its line, or offset −1 when the line cannot be read again (gzip, stdin).
+   * Receives each event instead of `events` (the streamed `--all` index), with its line's bytes
+   * (`buf[start, end)`, valid during the call only) and their offset in the file, or −1 when the
+   * line cannot be read again by offset (gzip, stdin).
    */
   sink?: EventSink;
 }
 
-export type EventSink = (event: JournalEvent, offset: number, length: number) => void;
+export type EventSink = (event: JournalEvent, buf: Buffer, start: number, end: number, offset: number) => void;
 
 export interface ScanFileOutput {
   events: JournalEvent[];
@@ -271,7 +272,7 @@ export class LineScanner {
     else if (result.kind === 'event') {
       if (!result.event.time) stats.badTimestampLines++;
       const sink = this.input.sink;
-      if (sink) sink(result.event, this.rereadable ? this.lineBase + start : -1, end - start);
+      if (sink) sink(result.event, buf, start, end, this.rereadable ? this.lineBase + start : -1);
       else this.events.push(result.event);
     }
   }

@@ -16,7 +16,6 @@ port.on('message', async (msg: WorkerRequest) => {
   const { results, chunk } = await scanGroup(msg.files, msg.mode);
   // The main thread puts file names back: no copy of the same string per event.
   for (const out of results) for (const e of out.events) e.file = '';
-  for (const e of chunk?.kept ?? []) e.file = '';
   const reply: WorkerResponse = { type: 'done', id: msg.id, results, chunk };
   port.postMessage(reply, chunk ? chunkTransferList(chunk) : []);
 });

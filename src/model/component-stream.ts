@@ -4,7 +4,7 @@
 // components whose first delegation is due are held.
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { JournalFile } from '../journal/discover.js';
-import { compareKeys, componentsWithHash, type Component, type EventIndex, type OrderKey, type PreviewTable } from '../journal/event-index.js';
+import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
 import { normalizeLine } from '../journal/normalize.js';
 import type { JournalEvent } from '../journal/types.js';
 import { localPreviewsIn, MIN_SUBSTRING, registerForeignPreviews, type PreviewRef } from './cross-index.js';
@@ -33,21 +33,27 @@ class RecordReader {
   private readonly open = new Map<number, number>();
 
   constructor(
-    private readonly index: EventIndex,
-    private readonly files: JournalFile[],
+    private readonly index: IndexView,
+    private readonly files: readonly Pick<JournalFile, 'path'>[],
     private readonly displays: string[],
   ) {}
 
   events(records: Int32Array): JournalEvent[] {
     const { index } = this;
-    const off = index.offset.data;
-    const len = index.length.data;
-    const fileOf = index.fileIndex.data;
+    const off = index.offset;
+    const len = index.length;
+    const fileOf = index.fileIndex;
     const out: JournalEvent[] = [];
     const plain: number[] = [];
     for (const r of records) {
-      if (off[r] < 0) out.push(index.kept[-off[r] - 1]);
-      else plain.push(r);
+      if (off[r] >= 0) {
+        plain.push(r);
+        continue;
+      }
+      const from = -off[r] - 1; // an archived line, copied at scan time
+      const e = this.parse(r, Buffer.from(index.arena.buffer, index.arena.byteOffset + from, len[r]), 0, len[r]);
+      if (e) out.push(e);
+      else this.changed++;
     }
     plain.sort((a, b) => fileOf[a] - fileOf[b] || off[a] - off[b]);
     let i = 0;
@@ -70,7 +76,7 @@ class RecordReader {
           for (let k = i; k < j; k++) {
             const r = plain[k];
             const s = off[r] - start;
-            const e = this.lineAt(r, s, got);
+            const e = this.parse(r, this.buf, s, got);
             if (e) out.push(e);
             else this.changed++;
           }
@@ -108,26 +114,92 @@ class RecordReader {
     this.open.clear();
   }
 
-  private lineAt(r: number, s: number, got: number): JournalEvent | null {
+  /** The event of record r from its line at buf[s, s + length), when `got` bytes are valid. */
+  private parse(r: number, buf: Buffer, s: number, got: number): JournalEvent | null {
     const { index } = this;
-    const end = s + index.length.data[r];
+    const end = s + index.length[r];
     if (end > got) return null;
     let value: unknown;
     try {
-      value = JSON.parse(this.buf.toString('utf8', s, end));
+      value = JSON.parse(buf.toString('utf8', s, end));
     } catch {
       return null;
     }
-    const fileIndex = index.fileIndex.data[r];
-    const result = normalizeLine(value, { file: this.displays[fileIndex], line: index.line.data[r], fileIndex });
+    const fileIndex = index.fileIndex[r];
+    const result = normalizeLine(value, { file: this.displays[fileIndex], line: index.line[r], fileIndex });
     return result.kind === 'event' ? result.event : null;
   }
 }
 
 /** The key delegationOrder sorts on: the start, or the first event. */
-function orderKey(d: Delegation): OrderKey {
+export function orderKey(d: Delegation): OrderKey {
   const e = d.started ?? d.events[0];
   return { ms: e?.time ? e.time.ms : Number.NEGATIVE_INFINITY, subNs: e?.time?.subNs ?? 0, fileIndex: e?.fileIndex ?? 0, line: e?.line ?? 0 };
+}
+
+/** Everything a thread needs to rebuild components: plain arrays, shareable between threads. */
+export interface ComponentPlan {
+  view: IndexView;
+  components: ComponentTable;
+  full: PreviewTable;
+  prefix: PreviewTable;
+}
+
+/**
+ * Rebuilds one component's delegations from its lines, exactly as a whole scan groups them, and
+ * lets their checks search other components' previews through the plan's hash tables.
+ */
+export class ComponentMaterializer {
+  private readonly reader: RecordReader;
+  // Components found by a preview lookup, kept for the next lookups (they are few: stale artifacts).
+  private readonly foreignCache = new Map<number, Delegation[]>();
+
+  constructor(
+    private readonly plan: ComponentPlan,
+    files: readonly Pick<JournalFile, 'path'>[],
+    displays: string[],
+  ) {
+    this.reader = new RecordReader(plan.view, files, displays);
+  }
+
+  get count(): number {
+    return this.plan.components.count;
+  }
+
+  lowerBound(c: number): OrderKey {
+    return this.plan.components.lowerBound(c);
+  }
+
+  /** Lines that could not be read back as the event the scan saw. */
+  get changedLines(): number {
+    return this.reader.changed;
+  }
+
+  /** Component c's delegations in delegationOrder; the array is their `all`. */
+  materialize(c: number): Delegation[] {
+    const all = groupDelegations(this.reader.events(this.plan.components.recordsOf(c))).sort(delegationOrder);
+    registerForeignPreviews(all, (texts) => this.foreignPreviews(c, texts));
+    return all;
+  }
+
+  private foreignPreviews(self: number, texts: readonly string[]): PreviewRef[] {
+    const found: PreviewRef[] = [];
+    for (const c of componentsMatching(this.plan.full, this.plan.prefix, texts)) {
+      if (c === self) continue;
+      let all = this.foreignCache.get(c);
+      if (!all) {
+        all = groupDelegations(this.reader.events(this.plan.components.recordsOf(c)));
+        if (this.foreignCache.size >= 64) this.foreignCache.delete(this.foreignCache.keys().next().value!);
+        this.foreignCache.set(c, all);
+      }
+      found.push(...localPreviewsIn(all, texts));
+    }
+    return found;
+  }
+
+  close(): void {
+    this.reader.close();
+  }
 }
 
 export interface ComponentStream {
@@ -138,49 +210,26 @@ export interface ComponentStream {
 
 /**
  * Delegations of the whole index in delegationOrder, each with the delegations of its component
- * (every delegation it shares an id with, nested ones included). Cross-component lookups (a
- * preview of another delegation in an aggregate) go through the preview hash tables.
+ * (every delegation it shares an id with, nested ones included), in this thread.
  */
 export function streamDelegations(index: EventIndex, files: JournalFile[], displays: string[]): ComponentStream {
-  const { components, full, prefix } = index.components();
-  const reader = new RecordReader(index, files, displays);
-  const materialize = (c: number): Delegation[] => {
-    const all = groupDelegations(reader.events(components[c].records)).sort(delegationOrder);
-    registerForeignPreviews(all, (texts) => foreignPreviews(c, texts));
-    return all;
-  };
-  // Components found by a preview lookup, kept for the next lookups (they are few: stale artifacts).
-  const foreignCache = new Map<number, Delegation[]>();
-  const foreignPreviews = (self: number, texts: readonly string[]): PreviewRef[] => {
-    const found: PreviewRef[] = [];
-    for (const c of componentsMatching(full, prefix, texts)) {
-      if (c === self) continue;
-      let all = foreignCache.get(c);
-      if (!all) {
-        all = groupDelegations(reader.events(components[c].records));
-        if (foreignCache.size >= 64) foreignCache.delete(foreignCache.keys().next().value!);
-        foreignCache.set(c, all);
-      }
-      found.push(...localPreviewsIn(all, texts));
-    }
-    return found;
-  };
+  const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files, displays);
   function* items(): Generator<ReportItem> {
     // A k-way merge: a delegation is due once no unread component can hold an earlier one.
     let pending: ReportItem[] = [];
     let head = 0;
-    for (let c = 0; c <= components.length; c++) {
-      const bound: Component['lowerBound'] | null = c < components.length ? components[c].lowerBound : null;
+    for (let c = 0; c <= m.count; c++) {
+      const bound = c < m.count ? m.lowerBound(c) : null;
       while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) yield pending[head++];
       if (!bound) break;
-      const all = materialize(c);
+      const all = m.materialize(c);
       pending = pending.slice(head).concat(all.map((delegation) => ({ delegation, all })));
       head = 0;
       pending.sort((a, b) => delegationOrder(a.delegation, b.delegation));
     }
-    reader.close();
+    m.close();
   }
-  return { items: items(), changedLines: () => reader.changed };
+  return { items: items(), changedLines: () => m.changedLines };
 }
 
 /** Components holding a preview equal to a text, or (40+ units) starting at some position of one. */

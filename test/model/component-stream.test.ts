@@ -82,7 +82,7 @@ describe('streamed --all (event index, one component at a time)', () => {
     writeFileSync(path.join(tree, 's-new.jsonl'), `${b.join('\n')}\n`);
     const files = await discoverJournals([tree]);
     const { index } = await indexJournalsParallel(files, { jobs: 1 });
-    expect(index.components().components).toHaveLength(2);
+    expect(index.components().components.count).toBe(2);
     const { whole, streamed } = await streamedAndWhole([tree], 'json');
     expect(streamed).toBe(whole);
     const report = JSON.parse(Buffer.from(streamed, 'latin1').toString());
@@ -142,15 +142,15 @@ describe('event index', () => {
   it('links events that share an id, and orders components by their earliest event', () => {
     const b = new IndexChunkBuilder();
     const ev = (line: number, ms: number, delegationId: string, parentRunId: string) =>
-      b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, line * 100, 50);
+      b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, Buffer.alloc(50), 0, 50, line * 100);
     ev(1, 5000, 'd-late', 'p-2');
     ev(2, 1000, 'd-early', 'p-1');
     ev(3, 9000, 'd-sibling', 'p-1'); // same parent run as d-early: one component
     const index = new EventIndex();
     index.add(b.finish());
     const { components } = index.components();
-    expect(components.map((c) => [...c.records])).toEqual([[1, 2], [0]]);
-    expect(components[0].lowerBound).toEqual({ ms: 1000, subNs: 0, fileIndex: 0, line: 2 });
+    expect([0, 1].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [0]]);
+    expect(components.lowerBound(0)).toEqual({ ms: 1000, subNs: 0, fileIndex: 0, line: 2 });
     expect(index.eventCount).toBe(3);
   });
 

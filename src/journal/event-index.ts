@@ -364,7 +364,9 @@ export class EventIndex {
     const count = roots.size;
     const root = roots.data;
     const { minMs, minSub, minFile, minLine } = this;
-    const order = Int32Array.from({ length: count }, (_, c) => c).sort(
+    const order = new Int32Array(count);
+    for (let c = 0; c < count; c++) order[c] = c;
+    order.sort(
       (a, b) =>
         minMs.data[root[a]] - minMs.data[root[b]] ||
         minSub.data[root[a]] - minSub.data[root[b]] ||
@@ -394,16 +396,22 @@ export class EventIndex {
       pick(minLine.data, (k) => new Int32Array(k)),
     );
     const previews = (hashes: Float64Array): PreviewTable => {
-      const idx: number[] = [];
-      for (let j = 0; j < hashes.length; j++) if (!Number.isNaN(hashes[j])) idx.push(j);
+      // Typed arrays only: a large JS array here would be promoted and grow the young generation.
+      let kept = 0;
+      for (let j = 0; j < hashes.length; j++) if (!Number.isNaN(hashes[j])) kept++;
+      const idx = new Int32Array(kept);
+      for (let j = 0, k = 0; j < hashes.length; j++) if (!Number.isNaN(hashes[j])) idx[k++] = j;
       idx.sort((a, b) => hashes[a] - hashes[b]);
       const bits = new Uint8Array(BITS / 8);
-      for (const j of idx) bits[(hashes[j] % BITS) >>> 3] |= 1 << (hashes[j] & 7);
-      return {
-        bits,
-        hashes: Float64Array.from(idx, (j) => hashes[j]),
-        components: Int32Array.from(idx, (j) => rank[compOfRoot[this.find(this.previewNode.data[j])]]),
-      };
+      const sorted = new Float64Array(kept);
+      const comps = new Int32Array(kept);
+      for (let k = 0; k < kept; k++) {
+        const j = idx[k];
+        sorted[k] = hashes[j];
+        comps[k] = rank[compOfRoot[this.find(this.previewNode.data[j])]];
+        bits[(hashes[j] % BITS) >>> 3] |= 1 << (hashes[j] & 7);
+      }
+      return { bits, hashes: sorted, components: comps };
     };
     return {
       components: table,

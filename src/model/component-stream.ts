@@ -7,7 +7,7 @@ import type { JournalFile } from '../journal/discover.js';
 import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
 import { normalizeLine } from '../journal/normalize.js';
 import type { JournalEvent } from '../journal/types.js';
-import { localPreviewsIn, MIN_SUBSTRING, registerForeignPreviews, type PreviewRef } from './cross-index.js';
+import { forgetScan, localPreviewsIn, MIN_SUBSTRING, registerForeignPreviews, type PreviewRef } from './cross-index.js';
 import type { Delegation } from './delegation.js';
 import { groupDelegations } from './group.js';
 import { hash53, windowHashes } from './id-hash.js';
@@ -218,11 +218,24 @@ export function streamDelegations(index: EventIndex, files: JournalFile[], displ
     // A k-way merge: a delegation is due once no unread component can hold an earlier one.
     let pending: ReportItem[] = [];
     let head = 0;
+    // Delegations of each component not yet reported: at 0 its caches are dropped.
+    const left = new Map<Delegation[], number>();
     for (let c = 0; c <= m.count; c++) {
       const bound = c < m.count ? m.lowerBound(c) : null;
-      while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) yield pending[head++];
+      while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) {
+        const item = pending[head++];
+        yield item;
+        const n = left.get(item.all)! - 1;
+        if (n > 0) left.set(item.all, n);
+        else {
+          left.delete(item.all);
+          forgetScan(item.all);
+        }
+      }
       if (!bound) break;
       const all = m.materialize(c);
+      if (all.length) left.set(all, all.length);
+      else forgetScan(all);
       pending = pending.slice(head).concat(all.map((delegation) => ({ delegation, all })));
       head = 0;
       pending.sort((a, b) => delegationOrder(a.delegation, b.delegation));

@@ -1,6 +1,18 @@
 import type { SubRunCompletedEvent } from '../journal/types.js';
 import type { Delegation, SubRun } from './delegation.js';
 
+/** Every per-scan cache (memoPerScan's, the foreign preview lookups), for forgetScan. */
+const caches: WeakMap<readonly Delegation[], unknown>[] = [];
+
+/**
+ * Drops what the caches hold for `all` now. A WeakMap would drop it at the next full collection
+ * only, and until then the young objects it references are promoted to the old generation: the
+ * streamed `--all` calls this after each group of delegations, so its heap stays small.
+ */
+export function forgetScan(all: readonly Delegation[]): void {
+  for (const cache of caches) cache.delete(all);
+}
+
 /**
  * Lookups across every delegation of a scan, built once per delegation list: checks that compare a
  * delegation with all the others (foreign runs, reused previews, repeated agents) stay linear on
@@ -8,6 +20,7 @@ import type { Delegation, SubRun } from './delegation.js';
  */
 export function memoPerScan<T>(build: (all: readonly Delegation[]) => T): (all: readonly Delegation[]) => T {
   const cache = new WeakMap<readonly Delegation[], T>();
+  caches.push(cache);
   return (all) => {
     let v = cache.get(all);
     if (v === undefined) {
@@ -87,6 +100,7 @@ export const previewIndex = memoPerScan((all) => {
  */
 export type ForeignPreviews = (texts: readonly string[]) => PreviewRef[];
 const foreignPreviews = new WeakMap<readonly Delegation[], ForeignPreviews>();
+caches.push(foreignPreviews);
 
 export function registerForeignPreviews(all: readonly Delegation[], lookup: ForeignPreviews): void {
   foreignPreviews.set(all, lookup);

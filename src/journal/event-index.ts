@@ -140,20 +140,20 @@ export function chunkTransferList(c: IndexChunk): ArrayBuffer[] {
 class Column<T extends Int32Array | Float64Array> {
   data: T;
   size = 0;
-  constructor(private readonly make: (n: number) => T) {
-    this.data = make(1024);
+  constructor(private readonly make: (n: number) => T, capacity = 1024) {
+    this.data = make(capacity);
   }
   push(v: number): void {
     if (this.size === this.data.length) {
-      const bigger = this.make(this.data.length * 2);
+      const bigger = this.make(Math.ceil(this.data.length * 1.5)); // 1.5×: less slack than doubling
       bigger.set(this.data);
       this.data = bigger;
     }
     this.data[this.size++] = v;
   }
 }
-const ints = () => new Column((n) => new Int32Array(n));
-const doubles = () => new Column((n) => new Float64Array(n));
+const ints = (capacity?: number) => new Column((n) => new Int32Array(n), capacity);
+const doubles = (capacity?: number) => new Column((n) => new Float64Array(n), capacity);
 
 /** Event keys compare as (time, sub-ms, file, line): the report's delegation order. */
 export interface OrderKey {
@@ -224,24 +224,26 @@ export class EventIndex {
   readonly length = ints();
   readonly line = ints();
   /** Union-find node of each record's first id. */
-  private readonly node = ints();
+  private node = ints();
   /** Bytes of the lines that cannot be re-read (see IndexChunk.offset). */
   arena = new Uint8Array(0);
   private arenaBytes = 0;
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
   eventCount = 0;
 
-  private readonly ids = new NumberTable(4096);
-  private readonly parent = ints();
-  private readonly minMs = doubles();
-  private readonly minSub = ints();
-  private readonly minFile = ints();
-  private readonly minLine = ints();
-  private readonly previewNode = ints();
-  private readonly previewFull = doubles();
-  private readonly previewPrefix = doubles();
+  private ids = new NumberTable(4096);
+  private ended = false;
+  private parent = ints();
+  private minMs = doubles();
+  private minSub = ints();
+  private minFile = ints();
+  private minLine = ints();
+  private previewNode = ints();
+  private previewFull = doubles();
+  private previewPrefix = doubles();
 
   add(c: IndexChunk): void {
+    if (this.ended) throw new Error('EventIndex.add after components()');
     this.eventCount += c.count + c.uncounted;
     const arenaBase = this.appendArena(c.arena);
     const first = this.fileIndex.size;
@@ -276,7 +278,7 @@ export class EventIndex {
     const base = this.arenaBytes;
     if (bytes.length === 0) return base;
     if (base + bytes.length > this.arena.length) {
-      const bigger = new Uint8Array(Math.max(base + bytes.length, this.arena.length * 2, 64 * 1024));
+      const bigger = new Uint8Array(Math.max(base + bytes.length, Math.ceil(this.arena.length * 1.5), 64 * 1024));
       bigger.set(this.arena.subarray(0, base));
       this.arena = bigger;
     }
@@ -342,8 +344,12 @@ export class EventIndex {
     }
   }
 
-  /** Components in the order their first delegation can appear, and the preview tables. */
+  /**
+   * Components in the order their first delegation can appear, and the preview tables. Ends the
+   * index: the union-find and the hashes, needed only to build these, are released.
+   */
   components(): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable } {
+    if (this.ended) throw new Error('EventIndex.components() is called once');
     const n = this.fileIndex.size;
     // Number the roots; count each one's records.
     const compOfRoot = new Int32Array(this.parent.size).fill(-1);
@@ -413,11 +419,16 @@ export class EventIndex {
       }
       return { bits, hashes: sorted, components: comps };
     };
-    return {
+    const result = {
       components: table,
       full: previews(this.previewFull.data.subarray(0, this.previewFull.size)),
       prefix: previews(this.previewPrefix.data.subarray(0, this.previewPrefix.size)),
     };
+    this.ended = true;
+    this.ids = new NumberTable(0);
+    this.node = this.parent = this.minSub = this.minFile = this.minLine = this.previewNode = ints(0);
+    this.minMs = this.previewFull = this.previewPrefix = doubles(0);
+    return result;
   }
 
 }

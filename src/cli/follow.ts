@@ -23,6 +23,8 @@ export interface FollowSettings {
   pollMs?: number;
   /** Stops following (in-process callers; the CLI stops on SIGINT / SIGTERM). */
   signal?: AbortSignal;
+  /** No "following …" notice on stderr once the replay is done. */
+  quiet?: boolean;
 }
 
 /** One journal being tailed: plain files are read from `offset` on; archives are re-read whole. */
@@ -121,6 +123,8 @@ class Follower {
     this.watchTree();
     const pollMs = this.settings.pollMs ?? 1000;
     this.timer = setInterval(() => this.kick(++this.polls % REDISCOVER_EVERY === 0), pollMs);
+    // The replay is over: say so, so on-call (and scripts) know that what follows is live.
+    if (!this.settings.quiet) this.io.stderr.write(`trace-delegation: following ${files.length} journal ${files.length === 1 ? 'file' : 'files'} under ${this.roots.join(', ')} (Ctrl-C to stop)\n`);
   }
 
   close(): void {

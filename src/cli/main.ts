@@ -34,7 +34,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('-f, --format <name>', 'output format: text, json, ndjson, markdown, sarif, junit, github, html, otlp, chrome-trace', 'text')
     .option('-o, --output <format=file>', 'also write a format to a file (repeatable)', (v: string, p: string[] = []) => [...p, v])
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
-    .option('-q, --quiet', 'no progress output')
+    .option('-q, --quiet', 'no progress output (nor the --follow notice)')
     .option('--follow', 'replay the journals, then watch them: print each delegation when it completes (Ctrl-C to stop)')
     .option('--jobs <n>', 'worker threads for large scans (default: the available cores)')
     .option('--contract <plan>', 'hold the delegation to a contract plan (YAML or JSON): adds contract-… findings')

@@ -66,7 +66,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     if (fromStdin) throw new UsageError('--follow watches a sessions tree; it cannot follow standard input');
     if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
     const pollMs = Number((io.env ?? process.env).TRACE_DELEGATION_POLL_MS) || undefined;
-    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs });
+    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, quiet: flags.quiet });
   }
   const analyzeOptions: AnalyzeOptions = {
     ...options,

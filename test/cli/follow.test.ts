@@ -12,7 +12,7 @@ interface Follow {
   child: ChildProcess;
   out: () => string;
   err: () => string;
-  waitFor: (what: RegExp, timeoutMs?: number) => Promise<void>;
+  waitFor: (what: RegExp, timeoutMs?: number, stream?: 'stdout' | 'stderr') => Promise<void>;
   stop: () => Promise<number | null>;
 }
 
@@ -39,11 +39,11 @@ function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follo
     child,
     out: () => out,
     err: () => err,
-    waitFor: (what, timeoutMs = 15_000) =>
+    waitFor: (what, timeoutMs = 15_000, stream: 'stdout' | 'stderr' = 'stdout') =>
       new Promise((resolve, reject) => {
         const began = Date.now();
         const tick = setInterval(() => {
-          if (what.test(out)) {
+          if (what.test(stream === 'stdout' ? out : err)) {
             clearInterval(tick);
             resolve();
           } else if (Date.now() - began > timeoutMs || child.exitCode !== null) {
@@ -60,6 +60,8 @@ function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follo
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Printed on stderr once the replay is over: from then on, appended lines are live. */
+const READY = /^trace-delegation: following \d+ journal files? under .* \(Ctrl-C to stop\)$/m;
 const iso = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '000000+00:00');
 
 function tree(): string {
@@ -102,7 +104,7 @@ describe('--follow', () => {
     expect(out.match(/Delegation Trace: /g)).toHaveLength(3); // each printed once
     expect(out.indexOf('d-1')).toBeLessThan(out.indexOf('Delegation Trace: d-2'));
     expect(out).not.toMatch(/malformed|partial/i); // the half-written line was never consumed as one
-    expect(f.err()).toBe('');
+    expect(f.err()).toBe(`trace-delegation: following 1 journal file under ${dir} (Ctrl-C to stop)\n`);
   });
 
   it('warns about a delegation that stays open past --stale-after, and reports it when it completes', async () => {
@@ -126,7 +128,7 @@ describe('--follow', () => {
     const journalPath = path.join(dir, 's-1.jsonl');
     writeFileSync(journalPath, journal(started('d-a'), started('d-b')));
     const f = follow(dir, ['d-b', '--format', 'json']);
-    await sleep(300);
+    await f.waitFor(READY, 15_000, 'stderr');
     appendFileSync(journalPath, journal(subStarted('d-a'), subDone('d-a'), completed('d-a'), subStarted('d-b'), subDone('d-b'), completed('d-b')));
     await f.waitFor(/"id": "d-b"/);
     expect(await f.stop()).toBe(0);
@@ -139,8 +141,8 @@ describe('--follow', () => {
     const journalPath = path.join(dir, 's-1.jsonl');
     writeFileSync(journalPath, journal(...whole('d-old'), started('d-new')));
     const f = follow(dir, ['last']);
-    // The replay must end before the append, or the appended starts are part of it (a slow CI start-up took longer than 400 ms).
-    await sleep(2000);
+    // The replay must end before the append, or the appended starts are part of it.
+    await f.waitFor(READY, 15_000, 'stderr');
     // Two delegations start and finish within one look, then the replay's newest completes.
     appendFileSync(journalPath, journal(...whole('d-x'), ...whole('d-y'), subStarted('d-new'), subDone('d-new'), completed('d-new')));
     await f.waitFor(/Delegation Trace: d-new/);

@@ -124,7 +124,9 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   };
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
-    for (const g of groups) record(await scanGroup(g.files, mode));
+    const here = new HereScanner(mode, record);
+    for (const g of groups) await here.take(g);
+    await here.drain();
     options.onPlan?.({ threads: 0, fellBack: 0 });
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
@@ -132,6 +134,38 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
     options.onPlan?.({ threads: jobs, fellBack });
   }
   return results;
+}
+
+/** Archives inflated at once by this thread while it reads plain files. */
+const ARCHIVES_IN_FLIGHT = 2;
+
+/**
+ * This thread's share of the groups. Plain files are read synchronously; a gzip archive is
+ * inflated by libuv's thread pool, so its group is left running while the next plain files are
+ * read (this thread would otherwise sit idle while the archive inflates).
+ */
+class HereScanner {
+  private readonly archives = new Set<Promise<void>>();
+
+  constructor(
+    private readonly mode: ScanMode,
+    private readonly record: (r: GroupResult) => void,
+  ) {}
+
+  async take(g: Group): Promise<void> {
+    if (g.files.some((f) => isGzipPath(f.path))) {
+      const p: Promise<void> = scanGroup(g.files, this.mode).then(this.record).finally(() => this.archives.delete(p));
+      this.archives.add(p);
+      if (this.archives.size >= ARCHIVES_IN_FLIGHT) await Promise.race(this.archives);
+      return;
+    }
+    this.record(await scanGroup(g.files, this.mode));
+    await new Promise((r) => setImmediate(r)); // archives in flight take their next chunk
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.archives);
+  }
 }
 
 /**
@@ -189,13 +223,14 @@ async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) =>
     w.on('exit', fail);
     feed(w);
   }
+  const here = new HereScanner(mode, record);
   for (;;) {
     const group = queue.shift();
     if (group) {
-      record(await scanGroup(group.files, mode));
-      await new Promise((r) => setImmediate(r)); // let finished workers report and take more
+      await here.take(group); // yields: finished workers report and take more
       continue;
     }
+    await here.drain();
     if (!busy()) break;
     await new Promise<void>((r) => (wake = r));
   }

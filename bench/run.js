@@ -77,7 +77,7 @@ function measure(cmd) {
     const rssFile = path.join(scratch, `rss-${process.hrtime.bigint()}`);
     let file = cmd.file;
     let args = cmd.args;
-    const env = { ...process.env, NO_COLOR: '1' };
+    const env = { ...process.env, NO_COLOR: '1', ...cmd.env };
     if (hasGnuTime) {
       args = ['-f', '%M', '-o', rssFile, file, ...args];
       file = GNU_TIME;
@@ -120,6 +120,7 @@ function commandsFor(corpus, plainFiles, plainBytes) {
   return [
     tool('trace-delegation --all --format json', ['--all', '--format', 'json'], 'full scan and report of every delegation (2 threads)'),
     tool('  … with --jobs 1', ['--all', '--format', 'json', '--jobs', '1'], 'the same, one thread'),
+    { ...tool('  … every event in memory', ['--all', '--format', 'json'], 'the same without the event index (TRACE_DELEGATION_INDEXED=0), for comparison'), env: { TRACE_DELEGATION_INDEXED: '0' } },
     tool('trace-delegation last', ['last', '--format', 'json'], 'recent-first'),
     { name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
     { name: "grep -c -F '\"delegation_' (floor)", note: 'plain files, output to a pipe', file: 'grep', args: ['-c', '-F', '"delegation_', ...plainFiles], pipe: true, okCodes: [1], bytes: plainBytes },
@@ -166,7 +167,7 @@ for (const size of args.sizes) {
       times.get(c.name).push(m.seconds);
       if (m.rssMb !== null) rss.get(c.name).push(m.rssMb);
     }
-    log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.name.trim().split(' ')[0]}${c.args.includes('last') ? ' last' : c.args.includes('1') && c.args.includes('--jobs') ? ' -j1' : ''} ${fmt(times.get(c.name).at(-1), 2)}s`).join(', ')}`);
+    log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.name.trim().split(' ')[0]}${c.args.includes('last') ? ' last' : c.args.includes('1') && c.args.includes('--jobs') ? ' -j1' : c.env ? ' in-memory' : ''} ${fmt(times.get(c.name).at(-1), 2)}s`).join(', ')}`);
   }
   // The tool's own stats (files read, in-process time), from one more untimed run each.
   const stats = new Map();

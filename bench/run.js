@@ -4,6 +4,7 @@
 // Python scan (baseline) and grep (raw-scan floor). Prints medians, ratios and peak RSS.
 //
 //   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
+//   node bench/run.js --summary bench/corpus/results-<time>.json   (print a saved run again)
 //
 // --sizes   corpus sizes in GiB (default 1,4; with --quick: 1). 4 GiB takes ~4 GiB of disk and
 //           a few minutes to generate the first time; corpora live in bench/corpus/ (gitignored)
@@ -38,6 +39,7 @@ function parseArgs(argv) {
     else if (a === '--seed') args.seed = Number(value());
     else if (a === '--delete-corpus') args.deleteCorpus = true;
     else if (a === '--json') args.json = value();
+    else if (a === '--summary') args.summary = value();
     else if (a === '--help' || a === '-h') {
       console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 13).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
       process.exit(0);
@@ -116,14 +118,14 @@ function measure(cmd) {
 
 function commandsFor(corpus, plainFiles, plainBytes) {
   const node = process.execPath;
-  const tool = (name, extra, note) => ({ name, note, file: node, node: true, args: [BIN, '--sessions', corpus.dir, '--quiet', '--fail-on', 'none', ...extra], bytes: corpus.bytes });
+  const tool = (role, name, extra, note) => ({ role, name, note, file: node, node: true, args: [BIN, '--sessions', corpus.dir, '--quiet', '--fail-on', 'none', ...extra], bytes: corpus.bytes });
   return [
-    tool('trace-delegation --all --format json', ['--all', '--format', 'json'], 'full scan and report of every delegation (2 threads)'),
-    tool('  … with --jobs 1', ['--all', '--format', 'json', '--jobs', '1'], 'the same, one thread'),
-    { ...tool('  … every event in memory', ['--all', '--format', 'json'], 'the same without the event index (TRACE_DELEGATION_INDEXED=0), for comparison'), env: { TRACE_DELEGATION_INDEXED: '0' } },
-    tool('trace-delegation last', ['last', '--format', 'json'], 'recent-first'),
-    { name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
-    { name: "grep -c -F '\"delegation_' (floor)", note: 'plain files, output to a pipe', file: 'grep', args: ['-c', '-F', '"delegation_', ...plainFiles], pipe: true, okCodes: [1], bytes: plainBytes },
+    tool('full', 'trace-delegation --all --format json', ['--all', '--format', 'json'], 'full scan and report of every delegation (default threads)'),
+    tool('full-j1', '  … with --jobs 1', ['--all', '--format', 'json', '--jobs', '1'], 'the same, one thread'),
+    { ...tool('full-memory', '  … every event in memory', ['--all', '--format', 'json'], 'the same without the event index (TRACE_DELEGATION_INDEXED=0), for comparison'), env: { TRACE_DELEGATION_INDEXED: '0' } },
+    tool('last', 'trace-delegation last', ['last', '--format', 'json'], 'recent-first'),
+    { role: 'baseline', name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
+    { role: 'floor', name: "grep -c -F '\"delegation_' (floor)", note: 'plain files, output to a pipe', file: 'grep', args: ['-c', '-F', '"delegation_', ...plainFiles], pipe: true, okCodes: [1], bytes: plainBytes },
   ];
 }
 
@@ -137,14 +139,62 @@ function table(rows) {
   return [line(head), `|${widths.map((w, i) => (i === 1 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)].join('\n');
 }
 
+/** Role of a saved command (runs saved before roles were recorded are matched by name). */
+function roleOf(c) {
+  if (c.role) return c.role;
+  if (c.name.includes('--jobs 1')) return 'full-j1';
+  if (c.name.includes('in memory')) return 'full-memory';
+  if (c.name.includes('last')) return 'last';
+  if (c.name.startsWith('python3')) return 'baseline';
+  if (c.name.startsWith('grep')) return 'floor';
+  return 'full';
+}
+
+/** The table and the issue's targets, checked on the measured figures. */
+function summarize(results) {
+  const pick = (s, role) => s.commands.find((c) => roleOf(c) === role);
+  const rows = [];
+  for (const s of results.sizes) {
+    const baseline = pick(s, 'baseline').median;
+    const floor = pick(s, 'floor').median;
+    for (const c of s.commands) {
+      const bytes = c.bytes ?? (['baseline', 'floor'].includes(roleOf(c)) ? c.plainBytes ?? s.corpus.bytes : s.corpus.bytes);
+      rows.push({ size: s.sizeGiB, name: c.name, median: c.median, mbps: bytes / 1e6 / c.median, vsBaseline: roleOf(c) === 'baseline' ? '1.0×' : `${fmt(baseline / c.median, 1)}× faster`, vsFloor: `${fmt(c.median / floor, 1)}×`, rssMb: c.peakRssMb });
+    }
+  }
+  console.log(`\n${table(rows)}\n`);
+  console.log('Medians of the rounds; "vs baseline" = baseline time / time; "vs floor" = time / grep time; peak RSS = the largest of the rounds.');
+  console.log('grep and the Python baseline read only the plain .jsonl files (the seed scan skips archives); the tool also inflates the .jsonl.gz ones.\n');
+  const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+  for (const s of results.sizes) {
+    const m = (role) => pick(s, role).median;
+    const full = pick(s, 'full').stats;
+    const last = pick(s, 'last').stats;
+    if (full && last)
+      console.log(`${s.sizeGiB} GiB: last read ${last.files} of ${full.files} files (${fmt(last.bytes / 1e6, 0)} of ${fmt(full.bytes / 1e6, 0)} MB); in-process analysis time (stats.durationMs, no Node start-up): last ${last.durationMs} ms, full ${full.durationMs} ms = ${fmt((last.durationMs / full.durationMs) * 100, 1)}%; full report ${fmt(pick(s, 'full').outputBytes / 1e6, 0)} MB of JSON for ${full.events} delegation events`);
+    console.log(`${s.sizeGiB} GiB: full scan+report ${fmt(m('baseline') / m('full'), 1)}× faster than the baseline (target ≥ 8×: ${verdict(m('baseline') / m('full') >= 8)}); ${fmt(m('full') / m('floor'), 2)}× the grep floor (target ≤ 3×: ${verdict(m('full') / m('floor') <= 3)}); last takes ${fmt((m('last') / m('full')) * 100, 1)}% of a full scan (target < 10%: ${verdict(m('last') / m('full') < 0.1)}); default threads ${fmt(m('full-j1') / m('full'), 2)}× faster than one`);
+  }
+  const bySize = new Map(results.sizes.map((s) => [s.sizeGiB, s]));
+  if (bySize.has(1) && bySize.has(4)) {
+    for (const role of ['full', 'full-memory', 'last']) {
+      const a = pick(bySize.get(1), role)?.peakRssMb;
+      const b = pick(bySize.get(4), role)?.peakRssMb;
+      if (a && b) console.log(`peak RSS of ${pick(bySize.get(1), role).name.trim()}: ${fmt(a, 0)} MB at 1 GiB, ${fmt(b, 0)} MB at 4 GiB = ${fmt(b / a, 2)}× (target ≤ 1.2× and < 250 MB: ${verdict(b / a <= 1.2 && b < 250)})`);
+    }
+  }
+}
+
 const args = parseArgs(process.argv.slice(2));
+if (args.summary) {
+  summarize(JSON.parse(readFileSync(args.summary, 'utf8')));
+  process.exit(0);
+}
 const hasGnuTime = existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true']).status === 0;
 const scratch = mkdtempSync(path.join(tmpdir(), 'td-bench-'));
 const log = (s) => process.stderr.write(`${s}\n`);
 if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('build first: npm run build (npm run bench does it)');
 
 log(`trace-delegation benchmark: sizes ${args.sizes.join(', ')} GiB, ${args.reps} rounds, ${cpus().length} cores, node ${process.version}, peak RSS via ${hasGnuTime ? '/usr/bin/time' : 'process.resourceUsage()'}`);
-const rows = [];
 const results = { when: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: args.reps, sizes: [] };
 for (const size of args.sizes) {
   log(`\n== ${size} GiB corpus`);
@@ -167,48 +217,21 @@ for (const size of args.sizes) {
       times.get(c.name).push(m.seconds);
       if (m.rssMb !== null) rss.get(c.name).push(m.rssMb);
     }
-    log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.name.trim().split(' ')[0]}${c.args.includes('last') ? ' last' : c.args.includes('1') && c.args.includes('--jobs') ? ' -j1' : c.env ? ' in-memory' : ''} ${fmt(times.get(c.name).at(-1), 2)}s`).join(', ')}`);
+    log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.role} ${fmt(times.get(c.name).at(-1), 2)}s`).join(', ')}`);
   }
   // The tool's own stats (files read, in-process time), from one more untimed run each.
   const stats = new Map();
   for (const c of cmds.filter((x) => x.node)) stats.set(c.name, JSON.parse((await measure({ ...c, pipe: true, keepOutput: true })).output).stats);
   const med = (name) => median(times.get(name));
-  const baseline = med(cmds[3].name);
-  const floor = med(cmds[4].name);
   const sizeResult = { sizeGiB: size, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
   for (const c of cmds) {
-    const m = med(c.name);
     const peak = rss.get(c.name).length ? Math.max(...rss.get(c.name)) : null;
-    const row = { size, name: c.name, median: m, mbps: c.bytes / 1e6 / m, vsBaseline: `${fmt(baseline / m, 1)}× faster`, vsFloor: `${fmt(m / floor, 1)}×`, rssMb: peak };
-    if (c === cmds[3]) row.vsBaseline = '1.0×';
-    rows.push(row);
-    sizeResult.commands.push({ name: c.name, note: c.note, seconds: times.get(c.name), median: m, peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null });
+    sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null });
   }
   results.sizes.push(sizeResult);
 }
 
-console.log(`\n${table(rows)}\n`);
-console.log('Medians of the rounds; "vs baseline" = baseline time / time; "vs floor" = time / grep time; peak RSS = the largest of the rounds.');
-console.log('grep and the Python baseline read only the plain .jsonl files (the seed scan skips archives); the tool also inflates the .jsonl.gz ones.\n');
-
-// The issue's targets, checked on the measured figures.
-const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
-const bySize = new Map(results.sizes.map((s) => [s.sizeGiB, s]));
-for (const s of results.sizes) {
-  const m = (i) => s.commands[i].median;
-  const full = s.commands[0].stats;
-  const last = s.commands[2].stats;
-  if (full && last)
-    console.log(`${s.sizeGiB} GiB: last read ${last.files} of ${full.files} files (${fmt(last.bytes / 1e6, 0)} of ${fmt(full.bytes / 1e6, 0)} MB); in-process analysis time (stats.durationMs, no Node start-up): last ${last.durationMs} ms, full ${full.durationMs} ms = ${fmt((last.durationMs / full.durationMs) * 100, 1)}%; full report ${fmt(s.commands[0].outputBytes / 1e6, 0)} MB of JSON for ${full.events} delegation events`);
-  console.log(`${s.sizeGiB} GiB: full scan+report ${fmt(m(3) / m(0), 1)}× faster than the baseline (target ≥ 8×: ${verdict(m(3) / m(0) >= 8)}); ${fmt(m(0) / m(4), 2)}× the grep floor (target ≤ 3×: ${verdict(m(0) / m(4) <= 3)}); last takes ${fmt((m(2) / m(0)) * 100, 1)}% of a full scan (target < 10%: ${verdict(m(2) / m(0) < 0.1)}); two threads ${fmt(m(1) / m(0), 2)}× faster than one`);
-}
-if (bySize.has(1) && bySize.has(4)) {
-  for (const i of [0, 2]) {
-    const a = bySize.get(1).commands[i].peakRssMb;
-    const b = bySize.get(4).commands[i].peakRssMb;
-    if (a && b) console.log(`peak RSS of ${bySize.get(1).commands[i].name.trim()}: ${fmt(a, 0)} MB at 1 GiB, ${fmt(b, 0)} MB at 4 GiB = ${fmt(b / a, 2)}× (target ≤ 1.2× and < 250 MB: ${verdict(b / a <= 1.2 && b < 250)})`);
-  }
-}
+summarize(results);
 const out = args.json ?? path.join(CORPUS_ROOT, `results-${results.when.replace(/[:.]/g, '-')}.json`);
 writeFileSync(out, JSON.stringify(results, null, 2));
 log(`\nraw figures: ${path.relative(ROOT, out)}`);

@@ -2,23 +2,15 @@
 // present. The bundle must behave exactly as the compiled modules it is made from.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FIXED_NOW, ROOT, runBin } from '../helpers/cli.js';
+import { ROOT, runBin, runMain } from '../helpers/cli.js';
 
-type Main = (io: object) => Promise<number>;
-
-async function run(entry: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { main } = (await import(pathToFileURL(path.join(ROOT, entry)).href)) as { main: Main };
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.setEncoding('utf8').on('data', (d) => (stdout += d));
-  err.setEncoding('utf8').on('data', (d) => (stderr += d));
-  const code = await main({ argv, stdout: out, stderr: err, stdin: Readable.from(['']), env: { NO_COLOR: '1', TRACE_DELEGATION_NOW: FIXED_NOW }, cwd: ROOT });
-  return { code, stdout: stdout.replace(/"durationMs": \d+/g, ''), stderr };
+/** main() of one build, run in-process; the measured duration is the only expected difference. */
+async function run(entry: string, argv: string[]) {
+  const { main } = await import(pathToFileURL(path.join(ROOT, entry)).href);
+  const r = await runMain(argv, { entry: main });
+  return { ...r, stdout: r.stdout.replace(/"durationMs": \d+/g, '') };
 }
 
 describe('CLI bundle', () => {

@@ -47,15 +47,15 @@ export function runBin(
   });
 }
 
-/** Runs main() in-process with captured streams (fast; same code path as the binary). */
-export async function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+/** Runs main() (or another build of it, `entry`) in-process with captured streams (fast; same code path as the binary). */
+export async function runMain(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; entry?: typeof main } = {}): Promise<CliResult> {
   const out = new PassThrough();
   const err = new PassThrough();
   let stdout = '';
   let stderr = '';
   out.setEncoding('utf8').on('data', (d) => (stdout += d));
   err.setEncoding('utf8').on('data', (d) => (stderr += d));
-  const code = await main({
+  const code = await (opts.entry ?? main)({
     argv: args,
     stdout: out,
     stderr: err,

@@ -61,6 +61,18 @@ function delegation(sid: string, did: string, parent: string, t: number, runs: [
   return out;
 }
 
+/** The streamed JSON report of `tree`, with `between` run after the scan and before the report. */
+async function reportAfter(tree: string, between: () => void) {
+  const opts: AnalyzeOptions = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree], all: true };
+  const source = await prepareStreamedAll(opts);
+  between();
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on('data', (d: Buffer) => chunks.push(d));
+  await writeReportStream(sink, 'json', source, opts, { color: false, failOn: 'none' });
+  return JSON.parse(Buffer.concat(chunks).toString());
+}
+
 describe('streamed --all (event index, one component at a time)', () => {
   for (const format of ['json', 'text']) {
     it(`${format}: equals the in-memory report on every fixture tree and journal`, async () => {
@@ -96,14 +108,7 @@ describe('streamed --all (event index, one component at a time)', () => {
     mkdirSync(tree, { recursive: true });
     const file = path.join(tree, 's1.jsonl');
     writeFileSync(file, `${delegation('s1', 'd-1', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
-    const opts: AnalyzeOptions = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree], all: true };
-    const source = await prepareStreamedAll(opts);
-    writeFileSync(file, 'x'.repeat(statSync(file).size)); // rewritten in place after the scan
-    const sink = new PassThrough();
-    const chunks: Buffer[] = [];
-    sink.on('data', (d: Buffer) => chunks.push(d));
-    await writeReportStream(sink, 'json', source, opts, { color: false, failOn: 'none' });
-    const report = JSON.parse(Buffer.concat(chunks).toString());
+    const report = await reportAfter(tree, () => writeFileSync(file, 'x'.repeat(statSync(file).size))); // rewritten in place
     expect(report.delegations).toHaveLength(0);
     expect(report.limits.join('\n')).toMatch(/4 delegation lines changed on disk between the scan and the report/);
   });
@@ -113,14 +118,7 @@ describe('streamed --all (event index, one component at a time)', () => {
     mkdirSync(tree, { recursive: true });
     const file = path.join(tree, 's1.jsonl');
     writeFileSync(file, `${delegation('s1', 'd-1', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
-    const opts: AnalyzeOptions = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree], all: true };
-    const source = await prepareStreamedAll(opts);
-    appendFileSync(file, `${delegation('s1', 'd-2', 'run-1', 60, [['r2', 'a', 'later']], 'later').join('\n')}\n`);
-    const sink = new PassThrough();
-    const chunks: Buffer[] = [];
-    sink.on('data', (d: Buffer) => chunks.push(d));
-    await writeReportStream(sink, 'json', source, opts, { color: false, failOn: 'none' });
-    const report = JSON.parse(Buffer.concat(chunks).toString());
+    const report = await reportAfter(tree, () => appendFileSync(file, `${delegation('s1', 'd-2', 'run-1', 60, [['r2', 'a', 'later']], 'later').join('\n')}\n`));
     expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-1']);
     expect(report.limits.join('\n')).not.toMatch(/changed on disk/);
   });

@@ -2,6 +2,7 @@
 // at a time. Its report must be byte for byte the report built from every event in memory.
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -120,6 +121,22 @@ describe('streamed --all (event index, one component at a time)', () => {
     writeFileSync(file, `${delegation('s1', 'd-1', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
     const report = await reportAfter(tree, () => appendFileSync(file, `${delegation('s1', 'd-2', 'run-1', 60, [['r2', 'a', 'later']], 'later').join('\n')}\n`));
     expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-1']);
+    expect(report.limits.join('\n')).not.toMatch(/changed on disk/);
+  });
+
+  it('reads back lines that span read blocks, CRLF endings, a BOM and archives at the right offsets', async () => {
+    const tree = path.join(tmp, 'offsets');
+    mkdirSync(tree, { recursive: true });
+    const huge = `${'x'.repeat(700_000)} done`; // longer than two read blocks
+    const lines = delegation('s1', 'd-big', 'run-1', 0, [['r1', 'a', huge], ['r2', 'b', 'small']], `${huge}\n---\nsmall`);
+    writeFileSync(path.join(tree, 's1.jsonl'), `\uFEFF${lines.join('\r\n')}\r\n`);
+    writeFileSync(path.join(tree, 's2.jsonl.gz'), gzipSync(`${delegation('s2', 'd-gz', 'run-2', 10, [['r3', 'c', huge]], huge).join('\n')}\n`));
+    for (const format of ['json', 'text']) {
+      const { whole, streamed } = await streamedAndWhole([tree], format);
+      expect(streamed).toBe(whole);
+    }
+    const report = await reportAfter(tree, () => {});
+    expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-big', 'd-gz']);
     expect(report.limits.join('\n')).not.toMatch(/changed on disk/);
   });
 

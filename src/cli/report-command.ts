@@ -4,7 +4,6 @@ import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import type { TraceReport } from '../report/types.js';
 import { resolveSettings, useColor, type ScanFlags } from './common.js';
-import { runFollow } from './follow.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
@@ -66,6 +65,8 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     if (fromStdin) throw new UsageError('--follow watches a sessions tree; it cannot follow standard input');
     if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
     const pollMs = Number((io.env ?? process.env).TRACE_DELEGATION_POLL_MS) || undefined;
+    // Loaded on use: follow mode brings file watching and gzip with it.
+    const { runFollow } = await import('./follow.js');
     return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, quiet: flags.quiet });
   }
   const analyzeOptions: AnalyzeOptions = {

@@ -33,24 +33,28 @@ const isGlob = (s: string) => fg.isDynamicPattern(s.replace(/\\/g, '/'));
  */
 export async function discoverJournals(roots: string[], cwd = process.cwd()): Promise<JournalFile[]> {
   const found = new Map<string, string>(); // real path → the path it is read under
+  const realDirs = new Map<string, string>();
   for (const root of roots) {
     const abs = path.resolve(cwd, root);
-    let paths: string[];
+    let entries: { path: string; link?: boolean }[];
     if (isGlob(root)) {
-      paths = await expandGlob(root.replace(/\\/g, '/'), cwd);
+      entries = (await expandGlob(root.replace(/\\/g, '/'), cwd)).map((p) => ({ path: p }));
     } else {
       const kind = statKind(abs);
       if (kind === 'missing') throw new InputError(`sessions root ${root} does not exist`);
       if (kind === 'unreadable') throw new InputError(`sessions root ${root} cannot be read (permission denied)`);
       if (kind === 'loop') throw new InputError(`sessions root ${root} is a loop of symbolic links`);
       // The layouts have a fixed depth, so following links cannot loop forever.
-      paths = kind === 'file' ? [abs] : await fg(LAYOUT_PATTERNS, { cwd: abs, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true, deep: 5 });
+      entries =
+        kind === 'file'
+          ? [{ path: abs }]
+          : (await fg(LAYOUT_PATTERNS, { cwd: abs, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true, deep: 5, objectMode: true })).map((e) => ({ path: e.path, link: e.dirent.isSymbolicLink() }));
     }
-    for (const p of paths) {
-      const real = realPath(p);
+    for (const e of entries) {
+      const real = realPathOf(e.path, e.link, realDirs);
       const kept = found.get(real);
       // Prefer the file's own entry over a link to it, so evidence names the real journal.
-      if (kept === undefined || (isLink(kept) && !isLink(p))) found.set(real, p);
+      if (kept === undefined || (isLink(kept) && !isLink(e.path))) found.set(real, e.path);
     }
   }
   return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd));
@@ -81,6 +85,21 @@ function isLink(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The real path of a journal. A file that is not itself a link is its real folder plus its name:
+ * one lookup per folder instead of one per path component of every file (realpath walks them all).
+ */
+function realPathOf(p: string, link: boolean | undefined, realDirs: Map<string, string>): string {
+  if (link ?? isLink(p)) return realPath(p);
+  const dir = path.dirname(p);
+  let real = realDirs.get(dir);
+  if (real === undefined) {
+    real = realPath(dir);
+    realDirs.set(dir, real);
+  }
+  return path.join(real, path.basename(p));
 }
 
 function realPath(p: string): string {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { workerUrl } from '../worker-url.js';
 import type { JournalFile } from './discover.js';
 import { EventIndex, IndexChunkBuilder, type IndexChunk } from './event-index.js';
@@ -176,6 +176,7 @@ class HereScanner {
  */
 async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode): Promise<number> {
   const url = workerUrl(import.meta.url, 'worker.js', 'journal');
+  const { Worker } = await import('node:worker_threads'); // only large scans need it
   // Each worker keeps a few groups queued: this thread only hands out work between its own
   // groups, and a worker waiting for that would sit idle.
   const inFlight = new Map<Worker, Group[]>();

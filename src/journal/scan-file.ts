@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
 import { parseTimestamp } from './time.js';
 import type { FileStats, JournalEvent } from './types.js';
@@ -78,6 +77,11 @@ export function isCandidateLine(buf: Buffer, start: number, end: number): boolea
   const line = buf.subarray(start, end);
   return FALLBACK_NEEDLES.some((n) => line.indexOf(n) !== -1);
 }
+
+// node:crypto is loaded on the first `<sid>.jsonl` / `.jsonl.gz` pair: most trees have none, and
+// every command would pay for loading it.
+let crypto: typeof import('node:crypto') | undefined;
+const sha1 = () => (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha1');
 
 export function emptyStats(display: string, fileIndex: number): FileStats {
   return {
@@ -252,7 +256,7 @@ export class LineScanner {
     stats.candidateLines++;
     const seen = this.input.seen;
     if (seen) {
-      const digest = createHash('sha1').update(buf.subarray(start, end)).digest('base64');
+      const digest = sha1().update(buf.subarray(start, end)).digest('base64');
       if (seen.has(digest)) {
         stats.duplicateLines++;
         return;
@@ -321,6 +325,7 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   }
   if (isGzipPath(input.path)) {
     const source = createReadStream(input.path, { highWaterMark: READ_SIZE });
+    const { createGunzip } = await import('node:zlib'); // loaded for the first archive only
     const gunzip = createGunzip({ chunkSize: READ_SIZE });
     source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
     return scanStream(source.pipe(gunzip), input, stats);

@@ -57,7 +57,8 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
       if (kept === undefined || (isLink(kept) && !isLink(e.path))) found.set(real, e.path);
     }
   }
-  return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd));
+  const display = displayPaths(cwd);
+  return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd, display));
 }
 
 /**
@@ -129,9 +130,21 @@ export function sessionIdOfPath(p: string): string {
   return path.basename(p).replace(/\.gz$/, '').replace(/\.jsonl$/, '');
 }
 
-export function toJournalFile(p: string, cwd: string): JournalFile {
-  const rel = path.relative(cwd, p);
-  const display = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
+export function toJournalFile(p: string, cwd: string, display = displayPaths(cwd)): JournalFile {
   const base = sessionIdOfPath(p);
-  return { path: p, display, sessionId: base, pairKey: path.join(path.dirname(p), base) };
+  return { path: p, display: display(p), sessionId: base, pairKey: path.join(path.dirname(p), base) };
+}
+
+/**
+ * A file's display path: relative to `cwd` (with `/`) when below it, else as given. What
+ * path.relative gives for a file below cwd, by a prefix test: path.relative resolves both
+ * paths on every call, and a tree holds thousands of journals.
+ */
+export function displayPaths(cwd: string): (p: string) => string {
+  const dir = path.resolve(cwd);
+  const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
+  return (p) => {
+    const abs = path.isAbsolute(p) ? p : path.resolve(dir, p);
+    return abs.startsWith(prefix) && abs.length > prefix.length ? abs.slice(prefix.length).split(path.sep).join('/') : p;
+  };
 }

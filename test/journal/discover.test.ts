@@ -132,5 +132,16 @@ describe('toJournalFile', () => {
   it('derives the session id from <sid>.jsonl and <sid>.jsonl.gz', () => {
     expect(toJournalFile('/x/abc.jsonl.gz', '/y').sessionId).toBe('abc');
     expect(toJournalFile('/x/abc.jsonl', '/x')).toMatchObject({ sessionId: 'abc', display: 'abc.jsonl' });
+    // Display paths: relative below the working directory, as given elsewhere (as path.relative would say).
+    for (const [p, cwd, shown] of [
+      ['/x/v1/users/a/sessions/s.jsonl', '/x', 'v1/users/a/sessions/s.jsonl'],
+      ['/x/s.jsonl', '/x/', 's.jsonl'],
+      ['/a/s.jsonl', '/', 'a/s.jsonl'],
+      ['/xy/s.jsonl', '/x', '/xy/s.jsonl'],
+      ['/x', '/x', '/x'],
+      ['/elsewhere/s.jsonl', '/x', '/elsewhere/s.jsonl'],
+    ]) {
+      expect(toJournalFile(p, cwd).display, `${p} from ${cwd}`).toBe(shown);
+    }
   });
 });

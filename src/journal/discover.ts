@@ -36,7 +36,7 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
   const realDirs = new Map<string, string>();
   for (const root of roots) {
     const abs = path.resolve(cwd, root);
-    let entries: { path: string; link?: boolean }[];
+    let entries: { path: string }[];
     if (isGlob(root)) {
       entries = (await expandGlob(root.replace(/\\/g, '/'), cwd)).map((p) => ({ path: p }));
     } else {
@@ -48,10 +48,10 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
       entries =
         kind === 'file'
           ? [{ path: abs }]
-          : (await fg(LAYOUT_PATTERNS, { cwd: abs, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true, deep: 5, objectMode: true })).map((e) => ({ path: e.path, link: e.dirent.isSymbolicLink() }));
+          : (await fg(LAYOUT_PATTERNS, { cwd: abs, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true, deep: 5 })).map((p) => ({ path: p }));
     }
     for (const e of entries) {
-      const real = realPathOf(e.path, e.link, realDirs);
+      const real = realPathOf(e.path, realDirs);
       const kept = found.get(real);
       // Prefer the file's own entry over a link to it, so evidence names the real journal.
       if (kept === undefined || (isLink(kept) && !isLink(e.path))) found.set(real, e.path);
@@ -90,10 +90,12 @@ function isLink(p: string): boolean {
 
 /**
  * The real path of a journal. A file that is not itself a link is its real folder plus its name:
- * one lookup per folder instead of one per path component of every file (realpath walks them all).
+ * one lstat per file and one realpath per folder, instead of realpath's lookup of every path
+ * component of every file. (fast-glob's entries cannot tell: following links, it reports the
+ * target's type.)
  */
-function realPathOf(p: string, link: boolean | undefined, realDirs: Map<string, string>): string {
-  if (link ?? isLink(p)) return realPath(p);
+function realPathOf(p: string, realDirs: Map<string, string>): string {
+  if (isLink(p)) return realPath(p);
   const dir = path.dirname(p);
   let real = realDirs.get(dir);
   if (real === undefined) {

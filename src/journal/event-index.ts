@@ -1,17 +1,16 @@
 // The streamed `--all` scan keeps, for each delegation event, where its line is (file, byte
 // offset, length, line number) and the ids that link it to other events, as numbers in typed
-// arrays: about 30 bytes an event instead of a parsed object (0.7 KB). Lines of gzip archives
-// cannot be re-read by offset; their bytes are copied into an arena (outside the JS heap). Events linked by an id
-// (same delegation, sub-run, parent run, retry or marker run) form one component; the report
-// re-reads one component's lines at a time (model/component-stream.ts).
-import { hash53, NumberTable, windowHash } from '../model/id-hash.js';
+// arrays: about 95 bytes an event, ids and preview hashes included, instead of a parsed object
+// (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are copied into an
+// arena outside the JS heap. Events linked by an id (same delegation, sub-run, parent run,
+// retry or marker run) form one component; the report re-reads one component's lines at a
+// time (model/component-stream.ts).
+import { hash53, NumberTable, windowHash } from './id-hash.js';
+import { MIN_SUBSTRING, withoutTruncationMark } from './preview.js';
 import type { JournalEvent } from './types.js';
-
 
 /** At most this many ids link one event (a sub-run start: delegation, run, parent run, retry_of). */
 export const LINKS = 4;
-/** Previews are matched by their first 40 UTF-16 units (cross-index MIN_SUBSTRING). */
-const PREFIX = 40;
 
 /** What one scanned group of files contributes; typed arrays so a worker can transfer them. */
 export interface IndexChunk {
@@ -32,11 +31,9 @@ export interface IndexChunk {
   previewPrefix: Float64Array;
   /** Lines of gzip archives: they cannot be re-read by offset. */
   arena: Uint8Array;
-  /** `session_end` events: counted, not needed by any check. */
-  uncounted: number;
+  /** `session_end` events: counted in the scan's stats, not indexed (no check needs them). */
+  unindexed: number;
 }
-
-const withoutMark = (s: string) => (s.endsWith('…') ? s.slice(0, -1) : s);
 
 function linkIds(e: JournalEvent): (string | null)[] {
   switch (e.type) {
@@ -71,12 +68,12 @@ export class IndexChunkBuilder {
   private previewPrefix: number[] = [];
   private arena: Buffer[] = [];
   private arenaBytes = 0;
-  private uncounted = 0;
+  private unindexed = 0;
 
   /** `offset` −1: the line cannot be read again (gzip, stdin), so its bytes are copied. */
   add(e: JournalEvent, buf: Buffer, start: number, end: number, offset: number): void {
     if (e.type === 'session_end') {
-      this.uncounted++;
+      this.unindexed++;
       return;
     }
     const i = this.fileIndex.length;
@@ -97,10 +94,10 @@ export class IndexChunkBuilder {
     if (e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string') {
       const trimmed = e.outputPreview.trim();
       if (trimmed) {
-        const core = withoutMark(trimmed);
+        const core = withoutTruncationMark(trimmed);
         this.previewAt.push(i);
         this.previewFull.push(hash53(trimmed));
-        this.previewPrefix.push(core.length >= PREFIX ? windowHash(core.slice(0, PREFIX)) : Number.NaN);
+        this.previewPrefix.push(core.length >= MIN_SUBSTRING ? windowHash(core.slice(0, MIN_SUBSTRING)) : Number.NaN);
       }
     }
   }
@@ -126,7 +123,7 @@ export class IndexChunkBuilder {
       previewAt: Int32Array.from(this.previewAt),
       previewFull: Float64Array.from(this.previewFull),
       previewPrefix: Float64Array.from(this.previewPrefix),
-      uncounted: this.uncounted,
+      unindexed: this.unindexed,
     };
   }
 }
@@ -244,7 +241,7 @@ export class EventIndex {
 
   add(c: IndexChunk): void {
     if (this.ended) throw new Error('EventIndex.add after components()');
-    this.eventCount += c.count + c.uncounted;
+    this.eventCount += c.count + c.unindexed;
     const arenaBase = this.appendArena(c.arena);
     const first = this.fileIndex.size;
     for (let i = 0; i < c.count; i++) {

@@ -5,12 +5,12 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { JournalFile } from '../journal/discover.js';
 import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
+import { hash53, windowHashes } from '../journal/id-hash.js';
 import { normalizeLine } from '../journal/normalize.js';
 import type { JournalEvent } from '../journal/types.js';
 import { forgetScan, localPreviewsIn, MIN_SUBSTRING, registerForeignPreviews, type PreviewRef } from './cross-index.js';
 import type { Delegation } from './delegation.js';
 import { groupDelegations } from './group.js';
-import { hash53, windowHashes } from './id-hash.js';
 import { delegationOrder } from './target.js';
 
 export interface ReportItem {
@@ -137,7 +137,7 @@ export function orderKey(d: Delegation): OrderKey {
   return { ms: e?.time ? e.time.ms : Number.NEGATIVE_INFINITY, subNs: e?.time?.subNs ?? 0, fileIndex: e?.fileIndex ?? 0, line: e?.line ?? 0 };
 }
 
-/** Everything a thread needs to rebuild components: plain arrays, shareable between threads. */
+/** Everything needed to rebuild components: the index's columns and its component and preview tables. */
 export interface ComponentPlan {
   view: IndexView;
   components: ComponentTable;

@@ -1,3 +1,4 @@
+import { MIN_SUBSTRING, withoutTruncationMark } from '../journal/preview.js';
 import type { SubRunCompletedEvent } from '../journal/types.js';
 import type { Delegation, SubRun } from './delegation.js';
 
@@ -42,11 +43,7 @@ export interface PreviewRef extends RunRef {
   text: string;
 }
 
-/** Substring matches need this many characters: shorter texts occur by chance. */
-export const MIN_SUBSTRING = 40;
-
-/** A preview truncated by the journal (500 chars + "…") only matches by its kept prefix. */
-export const withoutTruncationMark = (s: string): string => (s.endsWith('…') ? s.slice(0, -1) : s);
+export { MIN_SUBSTRING, withoutTruncationMark };
 
 /** sub_run_id → every delegation that journaled a start or completion for it. */
 export const runsById = memoPerScan((all) => {

@@ -13,7 +13,7 @@ import { discoverJournals } from '../../src/journal/discover.js';
 import { EventIndex, IndexChunkBuilder } from '../../src/journal/event-index.js';
 import { indexJournalsParallel } from '../../src/journal/parallel.js';
 import { streamDelegations } from '../../src/model/component-stream.js';
-import { hash53, NumberTable, windowHash, windowHashes } from '../../src/model/id-hash.js';
+import { hash53, NumberTable, windowHash, windowHashes } from '../../src/journal/id-hash.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');

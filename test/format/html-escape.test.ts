@@ -1,3 +1,4 @@
+import { safeTerminalText } from '../../src/format/terminal.js';
 import { parse } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import { esc, jsonForScript, visible } from '../../src/format/html/escape.js';
@@ -28,6 +29,12 @@ describe('html escaping helpers', () => {
 
   it('spells out control characters and bidi overrides but keeps newlines', () => {
     expect(visible('a\u202eb\u0000c\nd')).toBe('a\\u202eb\\u0000c\nd');
+    // Directional marks reorder neighbouring text too (RLM, LRM, the Arabic letter mark).
+    expect(visible('a\u200fb\u200ec\u061cd')).toBe('a\\u200fb\\u200ec\\u061cd');
+  });
+
+  it('terminal text spells out the same controls, bidi overrides and marks', () => {
+    expect(safeTerminalText('x\u202ey\u200fz\u061c\u001b[31m')).toBe('x\\u202ey\\u200fz\\u061c\\u001b[31m');
   });
 
   it('keeps JSON in a script block from closing or commenting the block, and round-trips', () => {

@@ -52,9 +52,9 @@ function journalStrings(): Set<string> {
   return out;
 }
 
-// Raw characters that must never reach a terminal or a page: C0 (but tab and newline), DEL, C1, bidi overrides and isolates.
+// Raw characters that must never reach a terminal or a page: C0 (but tab and newline), DEL, C1, bidi overrides, isolates and directional marks.
 // eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
 // Anything any output may never contain raw: ESC (terminal sequences) and NUL.
 // eslint-disable-next-line no-control-regex
 const NEVER = /[\u0000\u001b]/;

@@ -4,7 +4,7 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 
 // C0/C1 controls (except tab and newline) and bidi overrides could hide or reorder text; show them as \uXXXX.
 // eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 
 /** Visible form of untrusted text: controls and bidi overrides spelled out. */
 export function visible(s: string): string {

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { CHECKS } from './checks/index.js';
 import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
-import { defaultSessionRoots, discoverJournals, InputError, sessionIdOfPath, type JournalFile } from './journal/discover.js';
+import { defaultSessionRoots, discoverJournals, InputError, sessionIdOfPath, unreadableFolderNote, unreadableFolders, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
 import { scanRecentFirst } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
@@ -61,16 +61,17 @@ export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: Sca
   const env = options.env ?? process.env;
   const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
   const files = await discoverJournals(roots, options.cwd ?? process.cwd());
-  if (options.scan) return { scan: await options.scan(files), roots, notes: [] };
+  const unreadable = unreadableFolders(roots, options.cwd ?? process.cwd()).map(unreadableFolderNote);
+  if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable };
   if (isLastQuery(options) && options.recentFirst !== false) {
     const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }));
     const notes =
       r.read < r.total
         ? [`last read ${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
         : [];
-    return { scan: r.scan, roots, notes };
+    return { scan: r.scan, roots, notes: [...unreadable, ...notes] };
   }
-  return { scan: await scanJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs }), roots, notes: [] };
+  return { scan: await scanJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs }), roots, notes: unreadable };
 }
 
 export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
@@ -135,7 +136,7 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
   return {
     scan,
     kind: 'all',
-    notes: [],
+    notes: unreadableFolders(roots, options.cwd ?? process.cwd()).map(unreadableFolderNote),
     began,
     items: () => stream.items,
     lateNotes: () => {

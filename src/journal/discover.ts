@@ -1,4 +1,4 @@
-import { accessSync, constants as fsConstants, lstatSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -71,6 +71,45 @@ async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
   const entries = await fg(pattern, { cwd, absolute: true, onlyFiles: false, followSymbolicLinks: false, suppressErrors: true, objectMode: true });
   return entries.filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && isRegularFile(e.path))).map((e) => e.path);
 }
+
+/**
+ * Folders of the layouts that exist but cannot be listed (permission denied): their journals
+ * are missing from the scan, which fast-glob would otherwise skip in silence. Display paths.
+ */
+export function unreadableFolders(roots: string[], cwd = process.cwd()): string[] {
+  const display = displayPaths(cwd);
+  const out: string[] = [];
+  const check = (dir: string): boolean => {
+    try {
+      if (!statSync(dir).isDirectory()) return false;
+    } catch {
+      return false; // absent (or not reachable: its parent is reported)
+    }
+    try {
+      accessSync(dir, fsConstants.R_OK | fsConstants.X_OK);
+      return true;
+    } catch {
+      out.push(display(dir));
+      return false;
+    }
+  };
+  for (const root of roots) {
+    if (isGlob(root)) continue;
+    const users = path.join(path.resolve(cwd, root), 'v1', 'users');
+    if (!check(path.dirname(users)) || !check(users)) continue;
+    let owners: string[];
+    try {
+      owners = readdirSync(users);
+    } catch {
+      continue;
+    }
+    for (const owner of owners) if (check(path.join(users, owner))) check(path.join(users, owner, 'sessions'));
+  }
+  return out;
+}
+
+/** The Limits line for a folder unreadableFolders found. */
+export const unreadableFolderNote = (dir: string) => `folder ${dir} cannot be read (permission denied): its journals were not scanned.`;
 
 function isRegularFile(p: string): boolean {
   try {

@@ -195,10 +195,12 @@ describe('files that cannot be read', () => {
   function unreadableTree(): { root: string; locked: string } {
     const root = tempDir('unreadable');
     chmodSync(root, 0o755);
-    writeTree(root, { 'good.jsonl': SAMPLE, 'locked.jsonl': journal(started) });
+    writeTree(root, { 'good.jsonl': SAMPLE, 'locked.jsonl': journal(started), 'v1/users/b64-bG9ja2Vk/sessions/s.jsonl': journal(started) });
     const locked = path.join(root, 'locked.jsonl');
     chmodSync(path.join(root, 'good.jsonl'), 0o644);
     chmodSync(locked, 0o000);
+    for (const dir of ['v1', 'v1/users', 'v1/users/b64-bG9ja2Vk']) chmodSync(path.join(root, dir), 0o755);
+    chmodSync(path.join(root, 'v1/users/b64-bG9ja2Vk/sessions'), 0o000); // an owner's folder nobody may list
     return { root, locked };
   }
 
@@ -207,9 +209,10 @@ describe('files that cannot be read', () => {
     expect(ids(doc)).toEqual(SAMPLE_IDS);
     expect(doc.stats.unreadableFiles).toBe(1);
     expect(doc.limits).toContain(`${path.join(root, 'locked.jsonl')}: permission denied; not read.`);
+    expect(doc.limits).toContain(`folder ${path.join(root, 'v1/users/b64-bG9ja2Vk/sessions')} cannot be read (permission denied): its journals were not scanned.`);
   };
 
-  it('a file without read permission is reported; the others are read', async (ctx) => {
+  it('a file or a folder without read permission is reported; the others are read', async (ctx) => {
     const { root } = unreadableTree();
     if (process.getuid?.() === 0) {
       // Root reads anything, so drop to an unprivileged user for the real binary (CI runs as root).

@@ -14,7 +14,7 @@ import { EventIndex, IndexChunkBuilder } from '../../src/journal/event-index.js'
 import { indexJournalsParallel } from '../../src/journal/parallel.js';
 import { streamDelegations } from '../../src/model/component-stream.js';
 import { hash53, NumberTable, windowHash, windowHashes } from '../../src/journal/id-hash.js';
-import { FIXTURES, ROOT } from '../helpers/cli.js';
+import { FIXTURES, ROOT, runBin } from '../helpers/cli.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const steady = (s: string) => s.replace(/"durationMs": \d+/, '"durationMs": 0');
@@ -83,6 +83,22 @@ describe('streamed --all (event index, one component at a time)', () => {
       }
     });
   }
+
+  it('with --contract, the contract checks report the same as in memory', async () => {
+    const cases = [
+      ['pipeline-abort-ignored', 'data-pipeline.yaml'],
+      ['review-timeout', 'parallel-review.yaml'],
+      ['review-consensus-split', 'parallel-review-consensus.yaml'],
+      ['review-unexpected-agent', 'parallel-review.json'],
+    ];
+    for (const [journal, plan] of cases) {
+      const args = ['--all', '--format', 'json', '--contract', path.join(FIXTURES, 'contracts', 'plans', plan), '--sessions', path.join(FIXTURES, 'contracts', 'journals', `${journal}.jsonl`)];
+      const streamed = await runBin(args);
+      const inMemory = await runBin(args, { env: { TRACE_DELEGATION_INDEXED: '0' } });
+      expect(streamed.stdout).toMatch(/"id": "contract-/);
+      expect({ ...streamed, stdout: steady(streamed.stdout) }, journal).toEqual({ ...inMemory, stdout: steady(inMemory.stdout) });
+    }
+  });
 
   it("finds another delegation's output in an aggregate across unlinked sessions", async () => {
     const stale = 'EU revenue for Q3 is 97.5 million, up 4 percent on the quarter before';

@@ -1,10 +1,15 @@
-import { accessSync, constants as fsConstants, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import fg from 'fast-glob';
+import type FastGlob from 'fast-glob';
+import { createRequire } from 'node:module';
 
 /** The two layouts Astra has written, plus their gzip archives (journal-format.md §1.1). */
 export const LAYOUT_PATTERNS = ['*.jsonl', '*.jsonl.gz', 'v1/users/*/sessions/*.jsonl', 'v1/users/*/sessions/*.jsonl.gz'];
+
+/** fast-glob, loaded for user globs only: the layouts are listed with readdir (≈ 30 ms less start-up). */
+let fgModule: typeof FastGlob | undefined;
+const fastGlob = (): typeof FastGlob => (fgModule ??= createRequire(import.meta.url)('fast-glob') as typeof FastGlob);
 
 export interface JournalFile {
   path: string;
@@ -23,7 +28,8 @@ export function defaultSessionRoots(env: NodeJS.ProcessEnv): string[] {
   return [path.join(homedir(), '.astra', 'sessions')];
 }
 
-const isGlob = (s: string) => fg.isDynamicPattern(s.replace(/\\/g, '/'));
+// Without one of these characters a path cannot be a pattern, and fast-glob need not be loaded.
+const isGlob = (s: string) => /[*?[\]{}()!+@]/.test(s) && fastGlob().isDynamicPattern(s.replace(/\\/g, '/'));
 
 /**
  * Expands each `--sessions` entry: a directory is searched in both layouts, a file is taken as
@@ -48,7 +54,7 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
       entries =
         kind === 'file'
           ? [{ path: abs }]
-          : (await fg(LAYOUT_PATTERNS, { cwd: abs, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true, deep: 5 })).map((p) => ({ path: p }));
+          : layoutJournals(abs).map((p) => ({ path: p }));
     }
     for (const e of entries) {
       const real = realPathOf(e.path, realDirs);
@@ -67,6 +73,7 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
  * links to regular files are still taken.
  */
 async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
+  const fg = fastGlob();
   if (!pattern.includes('**')) return fg(pattern, { cwd, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true });
   const entries = await fg(pattern, { cwd, absolute: true, onlyFiles: false, followSymbolicLinks: false, suppressErrors: true, objectMode: true });
   return entries.filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && isRegularFile(e.path))).map((e) => e.path);
@@ -110,6 +117,50 @@ export function unreadableFolders(roots: string[], cwd = process.cwd()): string[
 
 /** The Limits line for a folder unreadableFolders found. */
 export const unreadableFolderNote = (dir: string) => `folder ${dir} cannot be read (permission denied): its journals were not scanned.`;
+
+/**
+ * The journals of both layouts under `root` (LAYOUT_PATTERNS): `<root>/*.jsonl[.gz]` and
+ * `<root>/v1/users/<owner>/sessions/*.jsonl[.gz]`, following links, regular files only, no dot
+ * files (as the glob `*` would). Folders that cannot be listed are skipped (unreadableFolders
+ * names them).
+ */
+export function layoutJournals(root: string): string[] {
+  const out: string[] = [];
+  journalsIn(root, out);
+  const users = path.join(root, 'v1', 'users');
+  for (const owner of listing(users)) {
+    if (owner.name.startsWith('.')) continue;
+    const dir = path.join(users, owner.name);
+    if (owner.isDirectory() || (owner.isSymbolicLink() && isDirectory(dir))) journalsIn(path.join(dir, 'sessions'), out);
+  }
+  return out;
+}
+
+const JOURNAL_NAME = /\.jsonl(\.gz)?$/;
+
+function journalsIn(dir: string, out: string[]): void {
+  for (const e of listing(dir)) {
+    if (e.name.startsWith('.') || !JOURNAL_NAME.test(e.name)) continue;
+    const p = path.join(dir, e.name);
+    if (e.isFile() || (e.isSymbolicLink() && isRegularFile(p))) out.push(p);
+  }
+}
+
+function listing(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 function isRegularFile(p: string): boolean {
   try {

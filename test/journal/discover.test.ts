@@ -1,9 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSessionRoots, discoverJournals, InputError, toJournalFile } from '../../src/journal/discover.js';
+import { defaultSessionRoots, discoverJournals, InputError, LAYOUT_PATTERNS, layoutJournals, toJournalFile } from '../../src/journal/discover.js';
 import { scanJournals } from '../../src/journal/scan.js';
 import { ev, journal } from '../helpers/journal.js';
 
@@ -142,6 +142,33 @@ describe('toJournalFile', () => {
       ['/elsewhere/s.jsonl', '/x', '/elsewhere/s.jsonl'],
     ]) {
       expect(toJournalFile(p, cwd).display, `${p} from ${cwd}`).toBe(shown);
+    }
+  });
+});
+
+describe('layout listing', () => {
+  it('lists what fast-glob lists for the layout patterns, on a tree of look-alikes', async () => {
+    const fg = (await import('fast-glob')).default;
+    const tree = mkdtempSync(path.join(tmpdir(), 'td-layout-'));
+    try {
+      const file = (rel: string) => {
+        mkdirSync(path.dirname(path.join(tree, rel)), { recursive: true });
+        writeFileSync(path.join(tree, rel), '{}\n');
+      };
+      for (const rel of ['a.jsonl', 'b.jsonl.gz', '.hidden.jsonl', 'A.JSONL', 'c.json', 'notes.jsonl.bak', 'v1/users/o1/sessions/s1.jsonl', 'v1/users/o1/sessions/s2.jsonl.gz', 'v1/users/.dot/sessions/s3.jsonl', 'v1/users/o2/other/s4.jsonl', 'v1/users/o2/sessions/deeper/s5.jsonl', 'elsewhere/sessions/s6.jsonl', 'elsewhere/t.jsonl'])
+        file(rel);
+      mkdirSync(path.join(tree, 'dir.jsonl'));
+      mkdirSync(path.join(tree, 'v1/users/o1/sessions/dir.jsonl'));
+      symlinkSync(path.join(tree, 'elsewhere'), path.join(tree, 'v1/users/linked')); // an owner folder that is a link
+      symlinkSync(path.join(tree, 'elsewhere/t.jsonl'), path.join(tree, 'alias.jsonl'));
+      symlinkSync(path.join(tree, 'nowhere.jsonl'), path.join(tree, 'dangling.jsonl'));
+      symlinkSync(path.join(tree, 'elsewhere'), path.join(tree, 'dirlink.jsonl'));
+      const globbed = await fg(LAYOUT_PATTERNS, { cwd: tree, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true, deep: 5 });
+      const listed = layoutJournals(tree);
+      expect(listed.sort()).toEqual(globbed.sort());
+      expect(listed.map((p) => path.relative(tree, p)).sort()).toEqual(['a.jsonl', 'alias.jsonl', 'b.jsonl.gz', 'v1/users/linked/sessions/s6.jsonl', 'v1/users/o1/sessions/s1.jsonl', 'v1/users/o1/sessions/s2.jsonl.gz']);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
     }
   });
 });

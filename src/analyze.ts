@@ -146,6 +146,30 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
   };
 }
 
+/** A whole-tree report delivered one delegation at a time (see streamAll). */
+export interface StreamedReport {
+  head: Pick<TraceReport, 'schemaVersion' | 'tool' | 'target'>;
+  /** Each delegation's block, checked when reached, in report order. */
+  delegations: Iterable<DelegationReport>;
+  /** Summary, Limits and stats: complete once `delegations` has been read to the end. */
+  tail(): Pick<TraceReport, 'summary' | 'limits' | 'stats'>;
+}
+
+/**
+ * `--all` for library users with large trees: the report of analyze({ all: true }), the same
+ * blocks in the same order, but built one delegation at a time from the event index, so memory
+ * follows the largest group of linked delegations instead of the tree (docs/performance.md).
+ */
+export async function streamAll(options: Omit<AnalyzeOptions, 'all' | 'target' | 'stdin' | 'scan' | 'recentFirst'> = {}): Promise<StreamedReport> {
+  const all: AnalyzeOptions = { ...options, all: true };
+  const source = await prepareStreamedAll(all);
+  const assembler = new ReportAssembler(source.scan, source, all, source);
+  function* delegations(): Generator<DelegationReport> {
+    for (const { delegation, all: group } of source.items()) yield assembler.delegationReport(delegation, group);
+  }
+  return { head: assembler.head(), delegations: delegations(), tail: () => assembler.tail() };
+}
+
 export interface ReportSelection {
   /** Every delegation found (cross-delegation checks compare against them). */
   delegations: Delegation[];

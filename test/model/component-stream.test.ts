@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildTraceReport, prepareAnalysis, prepareStreamedAll, type AnalyzeOptions } from '../../src/analyze.js';
+import { analyze, buildTraceReport, prepareAnalysis, prepareStreamedAll, streamAll, type AnalyzeOptions } from '../../src/analyze.js';
 import { writeReportStream } from '../../src/cli/stream-report.js';
 import { FORMATTERS } from '../../src/format/index.js';
 import { discoverJournals } from '../../src/journal/discover.js';
@@ -83,6 +83,18 @@ describe('streamed --all (event index, one component at a time)', () => {
       }
     });
   }
+
+  it('the library streamAll() gives the report analyze({ all: true }) gives, block by block', async () => {
+    for (const tree of ['sessions', 'join', 'hostile'].map((t) => path.join(FIXTURES, t))) {
+      const options = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree] };
+      const { report } = await analyze({ ...options, all: true });
+      const streamed = await streamAll(options);
+      const delegations = [...streamed.delegations];
+      const rebuilt = { ...streamed.head, delegations, ...streamed.tail() };
+      expect({ ...rebuilt, stats: { ...rebuilt.stats, durationMs: 0 } }, tree).toEqual({ ...report, stats: { ...report.stats, durationMs: 0 } });
+      expect(delegations.length).toBeGreaterThan(0);
+    }
+  });
 
   it('with --contract, the contract checks report the same as in memory', async () => {
     const cases = [

@@ -126,6 +126,8 @@ export class LineScanner {
   private lastStart = 0;
   private lastEnd = 0;
   private lastHead: string | null = null;
+  /** Bytes of input before the current chunk. */
+  private offsetBase = 0;
   /** Byte offset in the input of index 0 of the buffer line() is looking at. */
   private lineBase = 0;
   /** Byte offset of the first carried byte. */
@@ -138,15 +140,11 @@ export class LineScanner {
     readonly stats: FileStats = emptyStats(input.display, input.fileIndex),
     /** Lines already consumed (follow mode resumes a file where it stopped). */
     startLine = 0,
-    { rereadable = false, startOffset = 0 }: { rereadable?: boolean; startOffset?: number } = {},
+    { rereadable = false }: { rereadable?: boolean } = {},
   ) {
     this.lineNo = startLine;
     this.rereadable = rereadable;
-    this.offsetBase = startOffset;
   }
-
-  /** Bytes of input before the current chunk (stats.bytes counts from 0 in follow mode too). */
-  private offsetBase: number;
 
   /** Bytes received but not yet consumed because their line has no newline yet. */
   get pendingBytes(): number {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: generates (or reuses) the deterministic corpus, then measures side by side,
-// several rounds, in rotating order: the tool (--all --format json, and last), the seed skill's
-// Python scan (baseline) and grep (raw-scan floor). Prints medians, ratios and peak RSS.
+// several rounds, in rotating order: the tool (--all --format json with the default threads, one
+// thread and every event in memory; and last), the seed skill's Python scan (baseline) and grep
+// (raw-scan floor). Prints medians, ratios, peak RSS and the issue's targets, checked.
 //
 //   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
 //   node bench/run.js --summary bench/corpus/results-<time>.json   (print a saved run again)

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { analyze } from '../analyze.js';
+import type { Readable } from 'node:stream';
+import { analyze, streamAll, type AnalyzeOptions } from '../analyze.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
 import { parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
@@ -21,8 +22,8 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const limit = Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
   const { options } = resolveSettings(flags, io);
-  const { report } = await analyze({ ...options, stdin: flags.stdin ? io.stdin : undefined, all: true });
-  const newestFirst = [...report.delegations].reverse();
+  const { newest, total } = await newestDelegations(flags.stdin ? io.stdin : undefined, options, limit);
+  const newestFirst = newest.reverse();
   if (flags.events) {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
     const rows = chronological(newestFirst.slice(0, limit).reverse().map((d) => eventRows(d)));
@@ -49,8 +50,29 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       `${n.error}/${n.warning}/${n.info}`,
     ]);
   }
-  io.stdout.write(`${table.toString()}\n${Math.min(limit, newestFirst.length)} of ${newestFirst.length} delegations, newest first\n`);
+  io.stdout.write(`${table.toString()}\n${newestFirst.length} of ${total} delegations, newest first\n`);
   return EXIT.ok;
+}
+
+/**
+ * The `limit` newest delegations' reports, oldest first, and how many there are. A tree is read
+ * through the event index, one delegation at a time, keeping only the newest `limit` reports:
+ * memory stays bounded on months of journals. Standard input is read whole.
+ */
+async function newestDelegations(stdin: NodeJS.ReadableStream | undefined, options: AnalyzeOptions, limit: number): Promise<{ newest: DelegationReport[]; total: number }> {
+  if (stdin) {
+    const { report } = await analyze({ ...options, stdin: stdin as Readable, all: true });
+    return { newest: report.delegations.slice(-limit), total: report.delegations.length };
+  }
+  const stream = await streamAll(options);
+  const newest: DelegationReport[] = [];
+  let total = 0;
+  for (const d of stream.delegations) {
+    total++;
+    newest.push(d);
+    if (newest.length >= 2 * limit) newest.splice(0, newest.length - limit); // amortized: no shift per row
+  }
+  return { newest: newest.slice(-limit), total };
 }
 
 const TYPE_NAMES: Record<string, string> = {

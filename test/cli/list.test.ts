@@ -54,6 +54,11 @@ describe('trace-delegation list', () => {
     const starts = newestFirst();
     expect(rows.map((row) => row[0])).toEqual(starts.slice(0, 3).map((s) => s.ts.slice(0, 19)));
     expect(r.stdout).toContain(`\n3 of ${starts.length} delegations, newest first\n`);
+    // The edges of the kept window: one row, and more rows than there are delegations.
+    const one = await runBin(['list', '--demo', '--limit', '1']);
+    expect(tableRows(one.stdout).slice(1).map((row) => row[0])).toEqual([starts[0].ts.slice(0, 19)]);
+    const every = await runBin(['list', '--demo', '--limit', '1000']);
+    expect(tableRows(every.stdout).slice(1).map((row) => row[0])).toEqual(starts.map((s) => s.ts.slice(0, 19)));
   });
 
   it('scan options work before the subcommand too', async () => {

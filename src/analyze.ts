@@ -141,10 +141,54 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
     items: () => stream.items,
     lateNotes: () => {
       const n = stream.changedLines();
-      return n ? [`${n} delegation ${n === 1 ? 'line' : 'lines'} changed on disk between the scan and the report (a journal was rewritten); those events are left out: run again.`] : [];
+      return n ? [changedLinesNote(n)] : [];
     },
   };
 }
+
+/**
+ * A named target (delegation id or key, parent run, session, id prefix) over a sessions tree,
+ * through the event index: every component is rebuilt once to find the matches, only they (and
+ * their groups) are kept, and only they are checked. Same result as prepareAnalysis, whose
+ * resolveTarget it applies to the matching delegations (its rules look at matches only).
+ */
+export async function prepareStreamedTarget(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {
+  const began = performance.now();
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
+  const files = await discoverJournals(roots, cwd);
+  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
+  const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
+  const query = options.target;
+  const sessionFiles = new Set(files.filter((f) => sessionIdOfPath(f.path) === query).map((f) => f.display));
+  const matches = (d: Delegation) =>
+    d.id === query || d.key === query || d.parentRunId === query || d.id.startsWith(query) || d.sessions.includes(query) || d.files.some((f) => sessionFiles.has(f));
+  const stream = streamDelegations(index, files, files.map((f) => f.display), { retain: matches });
+  const groupOf = new Map<Delegation, Delegation[]>();
+  const candidates: Delegation[] = [];
+  for (const { delegation, all } of stream.items) {
+    if (!matches(delegation)) continue;
+    candidates.push(delegation);
+    for (const d of all) groupOf.set(d, all); // nested delegations are in the same group
+  }
+  const sessionMap = new Map<string, string[]>([[query, [...sessionFiles]]]);
+  const r = resolveTarget(query, candidates, sessionMap);
+  if (!r.ok) throw targetError(r, query, roots, scan);
+  const selected = r.delegations;
+  const changed = stream.changedLines();
+  return {
+    scan,
+    kind: r.kind,
+    notes: unreadableFolders(roots, cwd).map(unreadableFolderNote),
+    began,
+    items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
+    lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
+  };
+}
+
+const changedLinesNote = (n: number) =>
+  `${n} delegation ${n === 1 ? 'line' : 'lines'} changed on disk between the scan and the report (a journal was rewritten); those events are left out: run again.`;
 
 /** A whole-tree report delivered one delegation at a time (see streamAll). */
 export interface StreamedReport {

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { buildTraceReport, prepareAnalysis, prepareStreamedAll, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
+import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import type { TraceReport } from '../report/types.js';
@@ -82,10 +82,15 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   if (!registry) {
     // text and json are written as each delegation is checked; a whole-tree --all also keeps only
     // an index of the events and checks one linked group of delegations at a time.
-    const indexed = flags.all && !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
+    // A named target too: the tree is read once, and only the matches are kept and checked.
+    const indexed = !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
+    const named = analyzeOptions.target !== undefined && analyzeOptions.target !== '' && analyzeOptions.target !== 'last';
+    const opts = { ...analyzeOptions, onFile: progress?.onFile };
     let source: ReportSource;
     try {
-      source = indexed ? await prepareStreamedAll({ ...analyzeOptions, onFile: progress?.onFile }) : await prepareAnalysis({ ...analyzeOptions, onFile: progress?.onFile });
+      if (indexed && flags.all) source = await prepareStreamedAll(opts);
+      else if (indexed && named) source = await prepareStreamedTarget({ ...opts, target: analyzeOptions.target! });
+      else source = await prepareAnalysis(opts);
     } finally {
       progress?.finish();
     }

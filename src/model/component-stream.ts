@@ -212,8 +212,10 @@ export interface ComponentStream {
  * Delegations of the whole index in delegationOrder, each with the delegations of its component
  * (every delegation it shares an id with, nested ones included), in this thread.
  */
-export function streamDelegations(index: EventIndex, files: JournalFile[], displays: string[]): ComponentStream {
+export function streamDelegations(index: EventIndex, files: JournalFile[], displays: string[], { retain }: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
   const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files, displays);
+  // Components holding a delegation the caller keeps: their lookups must outlive the stream.
+  const kept = new Set<Delegation[]>();
   function* items(): Generator<ReportItem> {
     // A k-way merge: a delegation is due once no unread component can hold an earlier one.
     let pending: ReportItem[] = [];
@@ -225,11 +227,12 @@ export function streamDelegations(index: EventIndex, files: JournalFile[], displ
       while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) {
         const item = pending[head++];
         yield item;
+        if (retain?.(item.delegation)) kept.add(item.all);
         const n = left.get(item.all)! - 1;
         if (n > 0) left.set(item.all, n);
         else {
           left.delete(item.all);
-          forgetScan(item.all);
+          if (!kept.has(item.all)) forgetScan(item.all);
         }
       }
       if (!bound) break;

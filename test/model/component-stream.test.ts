@@ -14,7 +14,7 @@ import { EventIndex, IndexChunkBuilder } from '../../src/journal/event-index.js'
 import { indexJournalsParallel } from '../../src/journal/parallel.js';
 import { streamDelegations } from '../../src/model/component-stream.js';
 import { hash53, NumberTable, windowHash, windowHashes } from '../../src/journal/id-hash.js';
-import { FIXTURES, ROOT, runBin } from '../helpers/cli.js';
+import { FIXTURES, ROOT, runBin, runMain } from '../helpers/cli.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const steady = (s: string) => s.replace(/"durationMs": \d+/, '"durationMs": 0');
@@ -83,6 +83,27 @@ describe('streamed --all (event index, one component at a time)', () => {
       }
     });
   }
+
+  it('a named target (id, key, prefix, parent run, session; unknown and ambiguous) reports as in memory', async () => {
+    for (const tree of ['sessions', 'join', 'checks'].map((t) => path.join(FIXTURES, t))) {
+      const { report } = await analyze({ cwd: ROOT, sessions: [tree], all: true });
+      const targets = new Set<string>(['no-such-delegation', 'd', '']);
+      for (const d of report.delegations) {
+        targets.add(d.id).add(d.key).add(d.id.slice(0, 3)).add(d.id.slice(0, 8));
+        if (d.parentRunId) targets.add(d.parentRunId);
+        for (const f of d.files) targets.add(path.basename(f).replace(/\.jsonl(\.gz)?$/, ''));
+      }
+      targets.delete('');
+      for (const target of targets) {
+        for (const format of ['json', 'text']) {
+          const args = ['--sessions', tree, target, '--format', format];
+          const streamed = await runMain(args);
+          const inMemory = await runMain(args, { env: { TRACE_DELEGATION_INDEXED: '0' } });
+          expect({ ...streamed, stdout: steady(streamed.stdout) }, `${target} in ${tree} (${format})`).toEqual({ ...inMemory, stdout: steady(inMemory.stdout) });
+        }
+      }
+    }
+  });
 
   it('the library streamAll() gives the report analyze({ all: true }) gives, block by block', async () => {
     for (const tree of ['sessions', 'join', 'hostile'].map((t) => path.join(FIXTURES, t))) {

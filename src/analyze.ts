@@ -126,17 +126,12 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
  * order, as prepareAnalysis + buildTraceReport.
  */
 export async function prepareStreamedAll(options: AnalyzeOptions): Promise<ReportSource> {
-  const began = performance.now();
-  const env = options.env ?? process.env;
-  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
-  const files = await discoverJournals(roots, options.cwd ?? process.cwd());
-  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
-  const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
+  const { began, files, index, scan, notes } = await indexTree(options);
   const stream = streamDelegations(index, files, files.map((f) => f.display));
   return {
     scan,
     kind: 'all',
-    notes: unreadableFolders(roots, options.cwd ?? process.cwd()).map(unreadableFolderNote),
+    notes,
     began,
     items: () => stream.items,
     lateNotes: () => {
@@ -153,13 +148,7 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
  * resolveTarget it applies to the matching delegations (its rules look at matches only).
  */
 export async function prepareStreamedTarget(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {
-  const began = performance.now();
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
-  const files = await discoverJournals(roots, cwd);
-  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
-  const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
+  const { began, roots, files, index, scan, notes } = await indexTree(options);
   const query = options.target;
   const sessionFiles = new Set(files.filter((f) => sessionIdOfPath(f.path) === query).map((f) => f.display));
   const matches = (d: Delegation) =>
@@ -180,11 +169,22 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   return {
     scan,
     kind: r.kind,
-    notes: unreadableFolders(roots, cwd).map(unreadableFolderNote),
+    notes,
     began,
     items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
     lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
   };
+}
+
+/** Discovers the sessions tree and scans it into an event index (the streamed paths' first step). */
+async function indexTree(options: AnalyzeOptions) {
+  const began = performance.now();
+  const cwd = options.cwd ?? process.cwd();
+  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(options.env ?? process.env);
+  const files = await discoverJournals(roots, cwd);
+  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
+  const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
+  return { began, roots, files, index, scan, notes: unreadableFolders(roots, cwd).map(unreadableFolderNote) };
 }
 
 const changedLinesNote = (n: number) =>

@@ -1,5 +1,6 @@
-// The streamed `--all` keeps an index of the events and checks one linked group of delegations
-// at a time. Its report must be byte for byte the report built from every event in memory.
+// The streamed `--all` (and a named target, and streamAll) keeps an index of the events and
+// checks one linked group of delegations at a time. Its report must be byte for byte the report
+// built from every event in memory.
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { CHECKS } from './checks/index.js';
 import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
-import { defaultSessionRoots, discoverJournals, InputError, sessionIdOfPath, unreadableFolderNote, unreadableFolders, type JournalFile } from './journal/discover.js';
+import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
 import { scanRecentFirst } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
@@ -10,7 +10,7 @@ import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
 import { streamDelegations, type ReportItem } from './model/component-stream.js';
 import { groupDelegations } from './model/group.js';
-import { delegationOrder, resolveTarget } from './model/target.js';
+import { delegationOrder, filesBySession, resolveTarget, targetCandidate } from './model/target.js';
 import { buildDelegationReport, fileLimits } from './report/build.js';
 import { SCHEMA_VERSION, type DelegationReport, type ScanStats, type TraceReport } from './report/types.js';
 import { VERSION } from './version.js';
@@ -60,8 +60,9 @@ export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: Sca
   if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [] };
   const env = options.env ?? process.env;
   const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
-  const files = await discoverJournals(roots, options.cwd ?? process.cwd());
-  const unreadable = unreadableFolders(roots, options.cwd ?? process.cwd()).map(unreadableFolderNote);
+  const folders: string[] = [];
+  const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders);
+  const unreadable = folders.map(unreadableFolderNote);
   if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable };
   if (isLastQuery(options) && options.recentFirst !== false) {
     const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }));
@@ -100,11 +101,7 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
   const began = performance.now();
   const { scan, roots, notes } = await loadJournals(options);
   const delegations = groupDelegations(scan.events).sort(delegationOrder);
-  const sessionFiles = new Map<string, string[]>();
-  for (const f of scan.files) {
-    const sid = sessionIdOfPath(f.file);
-    sessionFiles.set(sid, [...(sessionFiles.get(sid) ?? []), f.file]);
-  }
+  const sessionFiles = filesBySession(scan.files.map((f) => f.file));
   let selected: Delegation[];
   let kind: string;
   if (options.all) {
@@ -150,9 +147,8 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
 export async function prepareStreamedTarget(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {
   const { began, roots, files, index, scan, notes } = await indexTree(options);
   const query = options.target;
-  const sessionFiles = new Set(files.filter((f) => sessionIdOfPath(f.path) === query).map((f) => f.display));
-  const matches = (d: Delegation) =>
-    d.id === query || d.key === query || d.parentRunId === query || d.id.startsWith(query) || d.sessions.includes(query) || d.files.some((f) => sessionFiles.has(f));
+  const sessionFiles = filesBySession(files.map((f) => f.display));
+  const matches = targetCandidate(query, sessionFiles);
   const stream = streamDelegations(index, files, files.map((f) => f.display), { retain: matches });
   const groupOf = new Map<Delegation, Delegation[]>();
   const candidates: Delegation[] = [];
@@ -161,8 +157,7 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
     candidates.push(delegation);
     for (const d of all) groupOf.set(d, all); // nested delegations are in the same group
   }
-  const sessionMap = new Map<string, string[]>([[query, [...sessionFiles]]]);
-  const r = resolveTarget(query, candidates, sessionMap);
+  const r = resolveTarget(query, candidates, sessionFiles);
   if (!r.ok) throw targetError(r, query, roots, scan);
   const selected = r.delegations;
   const changed = stream.changedLines();
@@ -181,10 +176,11 @@ async function indexTree(options: AnalyzeOptions) {
   const began = performance.now();
   const cwd = options.cwd ?? process.cwd();
   const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(options.env ?? process.env);
-  const files = await discoverJournals(roots, cwd);
+  const folders: string[] = [];
+  const files = await discoverJournals(roots, cwd, folders);
   const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
   const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
-  return { began, roots, files, index, scan, notes: unreadableFolders(roots, cwd).map(unreadableFolderNote) };
+  return { began, roots, files, index, scan, notes: folders.map(unreadableFolderNote) };
 }
 
 const changedLinesNote = (n: number) =>

@@ -35,9 +35,11 @@ const isGlob = (s: string) => /[*?[\]{}()!+@]/.test(s) && fastGlob().isDynamicPa
  * Expands each `--sessions` entry: a directory is searched in both layouts, a file is taken as
  * is, anything else is a glob. A root that does not exist is a user error (exit 2). Only regular
  * files are listed (never a FIFO, socket, device or directory named `*.jsonl`), and a journal
- * reached by several paths (symbolic links, overlapping roots) is listed once.
+ * reached by several paths (symbolic links, overlapping roots) is listed once. Layout folders
+ * that exist but cannot be listed are added to `unreadable` (display paths).
  */
-export async function discoverJournals(roots: string[], cwd = process.cwd()): Promise<JournalFile[]> {
+export async function discoverJournals(roots: string[], cwd = process.cwd(), unreadable: string[] = []): Promise<JournalFile[]> {
+  const display = displayPaths(cwd);
   const found = new Map<string, string>(); // real path → the path it is read under
   const realDirs = new Map<string, string>();
   for (const root of roots) {
@@ -54,7 +56,7 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
       entries =
         kind === 'file'
           ? [{ path: abs }]
-          : layoutJournals(abs).map((p) => ({ path: p }));
+          : layoutJournals(abs, (dir) => unreadable.push(display(dir))).map((p) => ({ path: p }));
     }
     for (const e of entries) {
       const real = realPathOf(e.path, realDirs);
@@ -63,7 +65,6 @@ export async function discoverJournals(roots: string[], cwd = process.cwd()): Pr
       if (kept === undefined || (isLink(kept) && !isLink(e.path))) found.set(real, e.path);
     }
   }
-  const display = displayPaths(cwd);
   return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd, display));
 }
 
@@ -79,78 +80,58 @@ async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
   return entries.filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && isRegularFile(e.path))).map((e) => e.path);
 }
 
-/**
- * Folders of the layouts that exist but cannot be listed (permission denied): their journals
- * are missing from the scan, which fast-glob would otherwise skip in silence. Display paths.
- */
-export function unreadableFolders(roots: string[], cwd = process.cwd()): string[] {
-  const display = displayPaths(cwd);
-  const out: string[] = [];
-  const check = (dir: string): boolean => {
-    try {
-      if (!statSync(dir).isDirectory()) return false;
-    } catch {
-      return false; // absent (or not reachable: its parent is reported)
-    }
-    try {
-      accessSync(dir, fsConstants.R_OK | fsConstants.X_OK);
-      return true;
-    } catch {
-      out.push(display(dir));
-      return false;
-    }
-  };
-  for (const root of roots) {
-    if (isGlob(root)) continue;
-    const users = path.join(path.resolve(cwd, root), 'v1', 'users');
-    if (!check(path.dirname(users)) || !check(users)) continue;
-    let owners: string[];
-    try {
-      owners = readdirSync(users);
-    } catch {
-      continue;
-    }
-    for (const owner of owners) if (check(path.join(users, owner))) check(path.join(users, owner, 'sessions'));
-  }
-  return out;
-}
-
-/** The Limits line for a folder unreadableFolders found. */
+/** The Limits line for a layout folder that cannot be listed (discoverJournals' `unreadable`). */
 export const unreadableFolderNote = (dir: string) => `folder ${dir} cannot be read (permission denied): its journals were not scanned.`;
 
 /**
  * The journals of both layouts under `root` (LAYOUT_PATTERNS): `<root>/*.jsonl[.gz]` and
  * `<root>/v1/users/<owner>/sessions/*.jsonl[.gz]`, following links, regular files only, no dot
- * files (as the glob `*` would). Folders that cannot be listed are skipped (unreadableFolders
- * names them).
+ * files (as the glob `*` would). A folder that exists but cannot be listed goes to `denied`
+ * (the outermost one: `v1`, `users`, the owner's folder or its `sessions`).
  */
-export function layoutJournals(root: string): string[] {
+export function layoutJournals(root: string, denied: (dir: string) => void = () => {}): string[] {
   const out: string[] = [];
-  journalsIn(root, out);
-  const users = path.join(root, 'v1', 'users');
-  for (const owner of listing(users)) {
+  journalsIn(root, out, denied);
+  const v1 = path.join(root, 'v1');
+  const users = path.join(v1, 'users');
+  for (const owner of listing(users, () => denied(canList(v1) ? users : v1))) {
     if (owner.name.startsWith('.')) continue;
     const dir = path.join(users, owner.name);
-    if (owner.isDirectory() || (owner.isSymbolicLink() && isDirectory(dir))) journalsIn(path.join(dir, 'sessions'), out);
+    if (owner.isDirectory() || (owner.isSymbolicLink() && isDirectory(dir))) {
+      const sessions = path.join(dir, 'sessions');
+      journalsIn(sessions, out, () => denied(canList(dir) ? sessions : dir));
+    }
   }
   return out;
 }
 
 const JOURNAL_NAME = /\.jsonl(\.gz)?$/;
 
-function journalsIn(dir: string, out: string[]): void {
-  for (const e of listing(dir)) {
+function journalsIn(dir: string, out: string[], denied: (dir: string) => void): void {
+  for (const e of listing(dir, () => denied(dir))) {
     if (e.name.startsWith('.') || !JOURNAL_NAME.test(e.name)) continue;
     const p = path.join(dir, e.name);
     if (e.isFile() || (e.isSymbolicLink() && isRegularFile(p))) out.push(p);
   }
 }
 
-function listing(dir: string): Dirent[] {
+/** A folder's entries; none when it is absent, and `onDenied` when it may not be listed. */
+function listing(dir: string, onDenied: () => void): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') onDenied();
     return [];
+  }
+}
+
+function canList(dir: string): boolean {
+  try {
+    accessSync(dir, fsConstants.R_OK | fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,3 +1,4 @@
+import { sessionIdOfPath } from '../journal/discover.js';
 import { compareInstants } from '../journal/time.js';
 import type { Delegation } from './delegation.js';
 import { delegationTree } from './group.js';
@@ -25,6 +26,38 @@ function withNested(selected: Delegation[]): Delegation[] {
   return [...out].sort(delegationOrder);
 }
 
+/** The target rules, each alone (resolveTarget applies them in precedence order). */
+function targetRules(query: string, sessionFiles: Map<string, string[]>) {
+  const sessionFileSet = new Set(sessionFiles.get(query) ?? []);
+  return {
+    id: (d: Delegation) => d.id === query || d.key === query,
+    parentRun: (d: Delegation) => d.parentRunId === query && d.started !== null,
+    session: (d: Delegation) => d.sessions.includes(query) || d.files.some((f) => sessionFileSet.has(f)),
+    prefix: (d: Delegation) => d.id.startsWith(query),
+  };
+}
+
+/**
+ * Whether any target rule selects `d`: resolveTarget over only such delegations gives what it
+ * gives over all of them (each rule looks at its own matches), so a streamed scan keeps these.
+ */
+export function targetCandidate(query: string, sessionFiles: Map<string, string[]>): (d: Delegation) => boolean {
+  const rules = targetRules(query, sessionFiles);
+  return (d) => rules.id(d) || rules.parentRun(d) || rules.session(d) || rules.prefix(d);
+}
+
+/** Journal display paths by the session id in their names (`<sid>.jsonl[.gz]`). */
+export function filesBySession(files: readonly string[]): Map<string, string[]> {
+  const bySession = new Map<string, string[]>();
+  for (const f of files) {
+    const sid = sessionIdOfPath(f);
+    const list = bySession.get(sid);
+    if (list) list.push(f);
+    else bySession.set(sid, [f]);
+  }
+  return bySession;
+}
+
 /**
  * Resolves a target in the precedence of CHECKS.md: exact delegation id (or key), exact parent
  * run id, exact session id, then a unique delegation-id prefix. `last` / empty: newest start.
@@ -36,14 +69,14 @@ export function resolveTarget(query: string | undefined, delegations: Delegation
     const newest = started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b));
     return { ok: true, kind: 'last', delegations: withNested([newest]) };
   }
-  const byId = delegations.filter((d) => d.id === query || d.key === query);
+  const rules = targetRules(query, sessionFiles);
+  const byId = delegations.filter(rules.id);
   if (byId.length) return { ok: true, kind: 'delegation', delegations: withNested(byId) };
-  const byParent = delegations.filter((d) => d.parentRunId === query && d.started);
+  const byParent = delegations.filter(rules.parentRun);
   if (byParent.length) return { ok: true, kind: 'parent-run', delegations: withNested(byParent) };
-  const sessionFileSet = new Set(sessionFiles.get(query) ?? []);
-  const bySession = delegations.filter((d) => d.sessions.includes(query) || d.files.some((f) => sessionFileSet.has(f)));
+  const bySession = delegations.filter(rules.session);
   if (bySession.length) return { ok: true, kind: 'session', delegations: withNested(bySession) };
-  const byPrefix = delegations.filter((d) => d.id.startsWith(query));
+  const byPrefix = delegations.filter(rules.prefix);
   const ids = new Set(byPrefix.map((d) => d.id));
   if (ids.size === 1) return { ok: true, kind: 'prefix', delegations: withNested(byPrefix) };
   if (ids.size > 1) return { ok: false, reason: 'ambiguous', candidates: byPrefix.sort(delegationOrder) };

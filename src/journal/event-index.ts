@@ -168,23 +168,13 @@ export interface OrderKey {
 export class ComponentTable {
   constructor(
     readonly count: number,
-    readonly records: Int32Array,
-    readonly start: Int32Array,
-    readonly boundMs: Float64Array,
-    readonly boundSub: Int32Array,
-    readonly boundFile: Int32Array,
-    readonly boundLine: Int32Array,
+    private readonly records: Int32Array,
+    private readonly start: Int32Array,
+    private readonly boundMs: Float64Array,
+    private readonly boundSub: Int32Array,
+    private readonly boundFile: Int32Array,
+    private readonly boundLine: Int32Array,
   ) {}
-
-  /** Rebuilt on another thread from the arrays of `arrays()`. */
-  static from(a: ReturnType<ComponentTable['arrays']>): ComponentTable {
-    return new ComponentTable(a.count, a.records, a.start, a.boundMs, a.boundSub, a.boundFile, a.boundLine);
-  }
-
-  arrays() {
-    const { count, records, start, boundMs, boundSub, boundFile, boundLine } = this;
-    return { count, records, start, boundMs, boundSub, boundFile, boundLine };
-  }
 
   recordsOf(c: number): Int32Array {
     return this.records.subarray(this.start[c], this.start[c + 1]);

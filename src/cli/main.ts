@@ -97,3 +97,5 @@ export async function main(io: CliIO): Promise<number> {
     return EXIT.usage;
   }
 }
+
+export { holdYoungGeneration } from './young-generation.js';

@@ -7,6 +7,7 @@ import { resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
+import { letYoungGenerationGrow } from './young-generation.js';
 
 export interface ReportFlags extends ScanFlags {
   all?: boolean;
@@ -77,6 +78,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     all: flags.all,
     jobs,
   };
+  letYoungGenerationGrow(); // the scan begins (src/cli/young-generation.ts)
   const progress = createProgress(io.stderr, { quiet: flags.quiet, env: io.env });
   const ctx = { color: useColor(io, flags.color), failOn };
   if (!registry) {

@@ -23,7 +23,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const limit = Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
   const { options } = resolveSettings(flags, io);
-  letYoungGenerationGrow(); // the scan begins (src/cli/young-generation.ts)
+  options.onFile = letYoungGenerationGrow; // the scan is under way (src/cli/young-generation.ts)
   const { newest, total } = await newestDelegations(flags.stdin ? io.stdin : undefined, options, limit);
   const newestFirst = newest.reverse();
   if (flags.events) {

@@ -78,8 +78,11 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     all: flags.all,
     jobs,
   };
-  letYoungGenerationGrow(); // the scan begins (src/cli/young-generation.ts)
   const progress = createProgress(io.stderr, { quiet: flags.quiet, env: io.env });
+  const onFile = (done: number, total: number, bytes: number) => {
+    progress?.onFile(done, total, bytes);
+    letYoungGenerationGrow(); // the scan is under way (src/cli/young-generation.ts)
+  };
   const ctx = { color: useColor(io, flags.color), failOn };
   if (!registry) {
     // text and json are written as each delegation is checked; a whole-tree --all also keeps only
@@ -87,7 +90,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     // A named target too: the tree is read once, and only the matches are kept and checked.
     const indexed = !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
     const named = analyzeOptions.target !== undefined && analyzeOptions.target !== '' && analyzeOptions.target !== 'last';
-    const opts = { ...analyzeOptions, onFile: progress?.onFile };
+    const opts = { ...analyzeOptions, onFile };
     let source: ReportSource;
     try {
       if (indexed && flags.all) source = await prepareStreamedAll(opts);
@@ -100,7 +103,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   }
   let prepared: PreparedAnalysis;
   try {
-    prepared = await prepareAnalysis({ ...analyzeOptions, onFile: progress?.onFile });
+    prepared = await prepareAnalysis({ ...analyzeOptions, onFile });
   } finally {
     progress?.finish();
   }

@@ -7,9 +7,10 @@
 // The size cannot be capped once Node has started (--max-semi-space-size is read at start-up),
 // but V8 reads the growth factor each time it grows the young generation. It is a process-wide
 // flag, so only the CLI sets it, never the library. Start-up (loading modules: everything
-// survives) would double it twice in 0.15 s, so it is held from the start, and allowed to grow
-// up to the cap when the long work begins. The check repeats: Node resets V8's flags when it
-// starts a worker thread.
+// survives) and discovery would double it three times in 0.1 s, so it is held from the start,
+// and allowed to grow up to the cap once the scan is under way: held at its start-up size, a
+// 1 GiB run took 7% longer. The check repeats after each file scanned and on a timer: Node resets
+// V8's flags when it starts a worker thread.
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** Young generation size (V8's new space: two semi-spaces) at which growth stops. */
@@ -23,21 +24,22 @@ function newSpaceBytes(): number {
   return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 }
 
-function settle(): void {
+/** Sets the growth factor for the young generation's current size (a no-op unless held). */
+export function settleYoungGeneration(): void {
+  if (!timer) return;
   setFlagsFromString(`--semi-space-growth-factor=${growing && newSpaceBytes() < CAP_BYTES ? 2 : 1}`);
 }
 
 /** Holds this process's young generation at its size (idempotent; the check never keeps the process alive). */
 export function holdYoungGeneration(): void {
-  settle();
   if (timer) return;
-  timer = setInterval(settle, CHECK_EVERY_MS);
+  timer = setInterval(settleYoungGeneration, CHECK_EVERY_MS);
   timer.unref();
+  settleYoungGeneration();
 }
 
-/** A long scan begins: the young generation may grow to CAP_BYTES (if it is held at all). */
+/** The scan is under way (call it after each file): the young generation may grow to CAP_BYTES, if held. */
 export function letYoungGenerationGrow(): void {
-  if (!timer) return;
   growing = true;
-  settle();
+  settleYoungGeneration();
 }

@@ -240,4 +240,14 @@ describe('event index', () => {
     expect(t.get(hash53('absent'))).toBeUndefined();
     expect(t.size).toBe(5000);
   });
+
+  it('NumberTable keeps 0 and −0 apart from empty slots', () => {
+    const t = new NumberTable(4);
+    expect(t.get(0)).toBeUndefined();
+    expect(t.getOrAdd(0, () => 7)).toBe(7);
+    expect(t.getOrAdd(-0, () => 8)).toBe(7);
+    expect(t.getOrAdd(1, () => 9)).toBe(9);
+    expect(t.get(0)).toBe(7);
+    expect(t.size).toBe(2);
+  });
 });

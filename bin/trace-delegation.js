@@ -4,7 +4,6 @@
 import { existsSync } from 'node:fs';
 
 const bundle = new URL('../dist/bundle/main.js', import.meta.url);
-const { main, holdYoungGeneration } = await import(existsSync(bundle) ? bundle.href : '../dist/cli/main.js');
-holdYoungGeneration(); // keeps long runs' memory flat (src/cli/young-generation.ts)
+const { main } = await import(existsSync(bundle) ? bundle.href : '../dist/cli/main.js');
 
 process.exitCode = await main({ argv: process.argv.slice(2), stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });

@@ -13,6 +13,7 @@ import { groupDelegations } from './model/group.js';
 import { delegationOrder, filesBySession, resolveTarget, targetCandidate } from './model/target.js';
 import { buildDelegationReport, fileLimits } from './report/build.js';
 import { SCHEMA_VERSION, type DelegationReport, type ScanStats, type TraceReport } from './report/types.js';
+import { monotonicMs } from './journal/time.js';
 import { VERSION } from './version.js';
 
 export interface AnalyzeOptions {
@@ -98,7 +99,7 @@ export interface PreparedAnalysis extends ReportSelection, ReportSource {}
 
 /** Reads the journals, groups delegations and resolves the target; the checks run later, per delegation. */
 export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<PreparedAnalysis> {
-  const began = performance.now();
+  const began = monotonicMs();
   const { scan, roots, notes } = await loadJournals(options);
   const delegations = groupDelegations(scan.events).sort(delegationOrder);
   const sessionFiles = filesBySession(scan.files.map((f) => f.file));
@@ -173,7 +174,7 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
 
 /** Discovers the sessions tree and scans it into an event index (the streamed paths' first step). */
 async function indexTree(options: AnalyzeOptions) {
-  const began = performance.now();
+  const began = monotonicMs();
   const cwd = options.cwd ?? process.cwd();
   const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(options.env ?? process.env);
   const folders: string[] = [];
@@ -272,7 +273,7 @@ export class ReportAssembler {
     return {
       summary: { ...this.summary },
       limits: [...scanLimits(this.scan.files, this.mentioned), ...(this.context.notes ?? []), ...(this.context.lateNotes?.() ?? [])],
-      stats: scanStats(this.scan, performance.now() - (this.context.began ?? performance.now())),
+      stats: scanStats(this.scan, monotonicMs() - (this.context.began ?? monotonicMs())),
     };
   }
 }

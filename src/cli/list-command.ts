@@ -7,7 +7,6 @@ import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
 import { resolveSettings, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
-import { letYoungGenerationGrow } from './young-generation.js';
 
 export interface ListFlags extends ScanFlags {
   limit: string;
@@ -23,7 +22,10 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const limit = Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
   const { options } = resolveSettings(flags, io);
-  options.onFile = letYoungGenerationGrow; // the scan is under way (src/cli/young-generation.ts)
+  // A whole-tree scan: V8's young generation stays small (src/cli/young-generation.ts).
+  const { holdYoungGeneration, letYoungGenerationGrow } = await import('./young-generation.js');
+  holdYoungGeneration();
+  options.onFile = letYoungGenerationGrow; // the scan is under way
   const { newest, total } = await newestDelegations(flags.stdin ? io.stdin : undefined, options, limit);
   const newestFirst = newest.reverse();
   if (flags.events) {

@@ -97,5 +97,3 @@ export async function main(io: CliIO): Promise<number> {
     return EXIT.usage;
   }
 }
-
-export { holdYoungGeneration } from './young-generation.js';

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { monotonicMs } from '../journal/time.js';
 
 /** A progress line for long scans: files and bytes done, throughput. Written to a TTY only. */
 export interface Progress {
@@ -42,7 +43,7 @@ export function progressLine(done: number, total: number, bytes: number, elapsed
 export function createProgress(stream: Writable & { isTTY?: boolean }, options: ProgressOptions = {}): Progress | null {
   const env = options.env ?? process.env;
   if (options.quiet || !stream.isTTY || env.TERM === 'dumb' || env.CI) return null;
-  const now = options.now ?? (() => performance.now());
+  const now = options.now ?? monotonicMs;
   const delayMs = options.delayMs ?? (env.TRACE_DELEGATION_PROGRESS_DELAY_MS ? Number(env.TRACE_DELEGATION_PROGRESS_DELAY_MS) : 250);
   const intervalMs = options.intervalMs ?? 100;
   const began = now();

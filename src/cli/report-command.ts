@@ -7,7 +7,6 @@ import { resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
-import { letYoungGenerationGrow } from './young-generation.js';
 
 export interface ReportFlags extends ScanFlags {
   all?: boolean;
@@ -78,10 +77,15 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     all: flags.all,
     jobs,
   };
+  const named = analyzeOptions.target !== undefined && analyzeOptions.target !== '' && analyzeOptions.target !== 'last';
+  // Whole-tree runs keep V8's young generation from growing on (src/cli/young-generation.ts);
+  // `last` reads a few files and does not load it.
+  const youngGeneration = flags.all || named ? await import('./young-generation.js') : undefined;
+  youngGeneration?.holdYoungGeneration();
   const progress = createProgress(io.stderr, { quiet: flags.quiet, env: io.env });
   const onFile = (done: number, total: number, bytes: number) => {
     progress?.onFile(done, total, bytes);
-    letYoungGenerationGrow(); // the scan is under way (src/cli/young-generation.ts)
+    youngGeneration?.letYoungGenerationGrow(); // the scan is under way
   };
   const ctx = { color: useColor(io, flags.color), failOn };
   if (!registry) {
@@ -89,7 +93,6 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     // an index of the events and checks one linked group of delegations at a time.
     // A named target too: the tree is read once, and only the matches are kept and checked.
     const indexed = !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
-    const named = analyzeOptions.target !== undefined && analyzeOptions.target !== '' && analyzeOptions.target !== 'last';
     const opts = { ...analyzeOptions, onFile };
     let source: ReportSource;
     try {

@@ -6,10 +6,10 @@
 //
 // The size cannot be capped once Node has started (--max-semi-space-size is read at start-up),
 // but V8 reads the growth factor each time it grows the young generation. It is a process-wide
-// flag, so only the CLI sets it, never the library. Start-up (loading modules: everything
-// survives) and discovery would double it three times in 0.1 s, so it is held from the start,
-// and allowed to grow up to the cap once the scan is under way: held at its start-up size, a
-// 1 GiB run took 7% longer. The check repeats after each file scanned and on a timer: Node resets
+// flag, so only the CLI sets it, never the library. Module loading and discovery (everything
+// survives) would double it three times in 0.1 s, so it is held from the moment a whole-tree
+// command starts, and allowed to grow up to the cap once the scan is under way: held at its
+// start-up size, a 1 GiB run took 7% longer. The check repeats after each file scanned and on a timer: Node resets
 // V8's flags when it starts a worker thread.
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 

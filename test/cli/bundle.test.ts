@@ -1,5 +1,6 @@
 // `npm run build` bundles the CLI (dist/bundle/) so it starts faster; the binary loads it when
 // present. The bundle must behave exactly as the compiled modules it is made from.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -32,5 +33,20 @@ describe('CLI bundle', () => {
       const plain = await run('dist/cli/main.js', argv);
       expect(bundled, argv.join(' ')).toEqual(plain);
     }
+  });
+
+  it('does not load what `last` never uses: child_process (commander), v8, perf_hooks', () => {
+    // Each costs 2–6 ms of every command's start-up; a whole-tree run loads v8 on purpose.
+    const script = `
+      const { main } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'bundle', 'main.js')).href)});
+      const { Writable } = await import('node:stream');
+      const sink = new Writable({ write: (_c, _e, cb) => cb() });
+      await main({ argv: ['--demo', '--now', '2030-01-01T00:00:00Z'], stdout: sink, stderr: sink, env: {} });
+      process.stdout.write(JSON.stringify(process.moduleLoadList));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const loaded: string[] = JSON.parse(r.stdout);
+    expect(loaded).toContain('NativeModule fs'); // the list is the real one
+    for (const m of ['child_process', 'v8', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${m}`);
   });
 });

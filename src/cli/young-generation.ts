@@ -16,18 +16,33 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 /** Young generation size (V8's new space: two semi-spaces) at which growth stops. */
 export const CAP_BYTES = 8 * 1024 * 1024;
 const CHECK_EVERY_MS = 10;
+const REAPPLY_MS = 50;
 
 let timer: NodeJS.Timeout | undefined;
 let growing = false;
+/** The cap was reached: from then on the factor is 1, and only worker starts can undo it. */
+let capped = false;
+let lastApplied = Number.NEGATIVE_INFINITY;
 
 function newSpaceBytes(): number {
   return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 }
 
+function apply(factor: number): void {
+  setFlagsFromString(`--semi-space-growth-factor=${factor}`);
+  lastApplied = Date.now();
+}
+
 /** Sets the growth factor for the young generation's current size (a no-op unless held). */
 export function settleYoungGeneration(): void {
   if (!timer) return;
-  setFlagsFromString(`--semi-space-growth-factor=${growing && newSpaceBytes() < CAP_BYTES ? 2 : 1}`);
+  if (capped) {
+    // Only a worker start can have put the factor back: once every REAPPLY_MS is enough (≈ 20 µs a call).
+    if (Date.now() - lastApplied >= REAPPLY_MS) apply(1);
+    return;
+  }
+  if (growing && newSpaceBytes() >= CAP_BYTES) capped = true;
+  apply(growing && !capped ? 2 : 1);
 }
 
 /** Holds this process's young generation at its size (idempotent; the check never keeps the process alive). */

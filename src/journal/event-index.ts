@@ -6,6 +6,7 @@
 // retry or marker run) form one component; the report re-reads one component's lines at a
 // time (model/component-stream.ts).
 import { hash53, NumberTable, windowHash } from './id-hash.js';
+import { PagedColumn } from './paged.js';
 import { MIN_SUBSTRING, withoutTruncationMark } from './preview.js';
 import type { JournalEvent } from './types.js';
 
@@ -133,24 +134,8 @@ export function chunkTransferList(c: IndexChunk): ArrayBuffer[] {
   return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.arena].map((a) => a.buffer as ArrayBuffer);
 }
 
-/** A growable typed array. */
-class Column<T extends Int32Array | Float64Array> {
-  data: T;
-  size = 0;
-  constructor(private readonly make: (n: number) => T, capacity = 1024) {
-    this.data = make(capacity);
-  }
-  push(v: number): void {
-    if (this.size === this.data.length) {
-      const bigger = this.make(Math.ceil(this.data.length * 1.5)); // 1.5×: less slack than doubling
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.size++] = v;
-  }
-}
-const ints = (capacity?: number) => new Column((n) => new Int32Array(n), capacity);
-const doubles = (capacity?: number) => new Column((n) => new Float64Array(n), capacity);
+const ints = () => PagedColumn.ints();
+const doubles = () => PagedColumn.doubles();
 
 /** Event keys compare as (time, sub-ms, file, line): the report's delegation order. */
 export interface OrderKey {
@@ -194,14 +179,18 @@ export interface PreviewTable {
 }
 
 const BITS = 1 << 20;
+/** Archived line positions: arena number × 2^32 + byte position (chunk arenas are far below 4 GiB). */
+const ARENA_STRIDE = 2 ** 32;
 
-/** What re-reading a record's line needs: its file, place and length (arena: archived lines). */
+/** What re-reading a record's line needs: its file, place and length, or its archived bytes. */
 export interface IndexView {
-  fileIndex: Int32Array;
-  offset: Float64Array;
-  length: Int32Array;
-  line: Int32Array;
-  arena: Uint8Array;
+  fileIndex: PagedColumn;
+  /** Byte offset in the file; negative for an archived line (see `archived`). */
+  offset: PagedColumn;
+  length: PagedColumn;
+  line: PagedColumn;
+  /** The bytes of an archived line (a gzip archive's, copied at scan time), by record. */
+  archived(r: number): Buffer;
 }
 
 /** Every chunk merged: records, the union-find over linked ids, and the preview hashes. */
@@ -212,9 +201,8 @@ export class EventIndex {
   readonly line = ints();
   /** Union-find node of each record's first id. */
   private node = ints();
-  /** Bytes of the lines that cannot be re-read (see IndexChunk.offset). */
-  arena = new Uint8Array(0);
-  private arenaBytes = 0;
+  /** Each chunk's archived lines, as it came (never concatenated: no large block is copied or freed). */
+  private readonly arenas: Uint8Array[] = [];
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
   eventCount = 0;
 
@@ -232,12 +220,13 @@ export class EventIndex {
   add(c: IndexChunk): void {
     if (this.ended) throw new Error('EventIndex.add after components()');
     this.eventCount += c.count + c.unindexed;
-    const arenaBase = this.appendArena(c.arena);
+    // An archived line's offset becomes −(arena × 2^32 + position) − 1: exact in a double.
+    const arenaBase = c.arena.length ? this.arenas.push(c.arena) - 1 : 0;
     const first = this.fileIndex.size;
     for (let i = 0; i < c.count; i++) {
       const off = c.offset[i];
       this.fileIndex.push(c.fileIndex[i]);
-      this.offset.push(off < 0 ? off - arenaBase : off);
+      this.offset.push(off < 0 ? off - arenaBase * ARENA_STRIDE : off);
       this.length.push(c.length[i]);
       this.line.push(c.line[i]);
       let root = -1;
@@ -254,35 +243,25 @@ export class EventIndex {
       this.lower(root < 0 ? own : root, c.ms[i], c.subNs[i], c.fileIndex[i], c.line[i]);
     }
     for (let j = 0; j < c.previewAt.length; j++) {
-      this.previewNode.push(this.node.data[first + c.previewAt[j]]);
+      this.previewNode.push(this.node.get(first + c.previewAt[j]));
       this.previewFull.push(c.previewFull[j]);
       this.previewPrefix.push(c.previewPrefix[j]);
     }
   }
 
-  /** Appends a chunk's arena; returns where it starts. */
-  private appendArena(bytes: Uint8Array): number {
-    const base = this.arenaBytes;
-    if (bytes.length === 0) return base;
-    if (base + bytes.length > this.arena.length) {
-      const bigger = new Uint8Array(Math.max(base + bytes.length, Math.ceil(this.arena.length * 1.5), 64 * 1024));
-      bigger.set(this.arena.subarray(0, base));
-      this.arena = bigger;
-    }
-    this.arena.set(bytes, base);
-    this.arenaBytes += bytes.length;
-    return base;
-  }
-
-  /** The records' columns, trimmed to their size. */
+  /** The records' columns, and their archived lines. */
   view(): IndexView {
-    const n = this.fileIndex.size;
+    const { arenas, offset, length } = this;
     return {
-      fileIndex: this.fileIndex.data.subarray(0, n),
-      offset: this.offset.data.subarray(0, n),
-      length: this.length.data.subarray(0, n),
-      line: this.line.data.subarray(0, n),
-      arena: this.arena.subarray(0, this.arenaBytes),
+      fileIndex: this.fileIndex,
+      offset,
+      length,
+      line: this.line,
+      archived: (r) => {
+        const k = -offset.get(r) - 1;
+        const arena = arenas[Math.floor(k / ARENA_STRIDE)];
+        return Buffer.from(arena.buffer, arena.byteOffset + (k % ARENA_STRIDE), length.get(r));
+      },
     };
   }
 
@@ -297,12 +276,12 @@ export class EventIndex {
   }
 
   private find(n: number): number {
-    const p = this.parent.data;
+    const p = this.parent;
     let r = n;
-    while (p[r] !== r) r = p[r];
-    while (p[n] !== r) {
-      const next = p[n];
-      p[n] = r;
+    while (p.get(r) !== r) r = p.get(r);
+    while (p.get(n) !== r) {
+      const next = p.get(n);
+      p.set(n, r);
       n = next;
     }
     return r;
@@ -313,21 +292,21 @@ export class EventIndex {
     const rb = this.find(b);
     if (ra === rb) return ra;
     const [keep, gone] = ra < rb ? [ra, rb] : [rb, ra];
-    this.parent.data[gone] = keep;
-    this.lower(keep, this.minMs.data[gone], this.minSub.data[gone], this.minFile.data[gone], this.minLine.data[gone]);
+    this.parent.set(gone, keep);
+    this.lower(keep, this.minMs.get(gone), this.minSub.get(gone), this.minFile.get(gone), this.minLine.get(gone));
     return keep;
   }
 
   /** Lowers a root's bound to (ms, subNs, file, line) when that orders first. */
   private lower(root: number, ms: number, subNs: number, file: number, line: number): void {
-    const m = this.minMs.data[root];
-    const s = this.minSub.data[root];
-    const f = this.minFile.data[root];
-    if (ms < m || (ms === m && (subNs < s || (subNs === s && (file < f || (file === f && line < this.minLine.data[root])))))) {
-      this.minMs.data[root] = ms;
-      this.minSub.data[root] = subNs;
-      this.minFile.data[root] = file;
-      this.minLine.data[root] = line;
+    const m = this.minMs.get(root);
+    const s = this.minSub.get(root);
+    const f = this.minFile.get(root);
+    if (ms < m || (ms === m && (subNs < s || (subNs === s && (file < f || (file === f && line < this.minLine.get(root))))))) {
+      this.minMs.set(root, ms);
+      this.minSub.set(root, subNs);
+      this.minFile.set(root, file);
+      this.minLine.set(root, line);
     }
   }
 
@@ -344,7 +323,7 @@ export class EventIndex {
     const roots = ints();
     const counts = ints();
     for (let i = 0; i < n; i++) {
-      const r = this.find(this.node.data[i]);
+      const r = this.find(this.node.get(i));
       let c = compOfRoot[r];
       if (c < 0) {
         c = compOfRoot[r] = roots.size;
@@ -352,44 +331,46 @@ export class EventIndex {
         counts.push(0);
       }
       compOfRecord[i] = c;
-      counts.data[c]++;
+      counts.set(c, counts.get(c) + 1);
     }
     const count = roots.size;
-    const root = roots.data;
+    const root = (c: number) => roots.get(c);
     const { minMs, minSub, minFile, minLine } = this;
     const order = new Int32Array(count);
     for (let c = 0; c < count; c++) order[c] = c;
     order.sort(
       (a, b) =>
-        minMs.data[root[a]] - minMs.data[root[b]] ||
-        minSub.data[root[a]] - minSub.data[root[b]] ||
-        minFile.data[root[a]] - minFile.data[root[b]] ||
-        minLine.data[root[a]] - minLine.data[root[b]],
+        minMs.get(root(a)) - minMs.get(root(b)) ||
+        minSub.get(root(a)) - minSub.get(root(b)) ||
+        minFile.get(root(a)) - minFile.get(root(b)) ||
+        minLine.get(root(a)) - minLine.get(root(b)),
     );
     const rank = new Int32Array(count);
     for (let k = 0; k < count; k++) rank[order[k]] = k;
     // Records grouped by component, components in rank order.
     const start = new Int32Array(count + 1);
-    for (let k = 0; k < count; k++) start[k + 1] = start[k] + counts.data[order[k]];
+    for (let k = 0; k < count; k++) start[k + 1] = start[k] + counts.get(order[k]);
     const fill = start.slice(0, count);
     const records = new Int32Array(n);
     for (let i = 0; i < n; i++) records[fill[rank[compOfRecord[i]]]++] = i;
-    const pick = <T extends Float64Array | Int32Array>(col: T, make: (k: number) => T): T => {
+    const pick = <T extends Float64Array | Int32Array>(col: PagedColumn, make: (k: number) => T): T => {
       const out = make(count);
-      for (let k = 0; k < count; k++) out[k] = col[root[order[k]]];
+      for (let k = 0; k < count; k++) out[k] = col.get(root(order[k]));
       return out;
     };
     const table = new ComponentTable(
       count,
       records,
       start,
-      pick(minMs.data, (k) => new Float64Array(k)),
-      pick(minSub.data, (k) => new Int32Array(k)),
-      pick(minFile.data, (k) => new Int32Array(k)),
-      pick(minLine.data, (k) => new Int32Array(k)),
+      pick(minMs, (k) => new Float64Array(k)),
+      pick(minSub, (k) => new Int32Array(k)),
+      pick(minFile, (k) => new Int32Array(k)),
+      pick(minLine, (k) => new Int32Array(k)),
     );
-    const previews = (hashes: Float64Array): PreviewTable => {
+    const previews = (column: PagedColumn): PreviewTable => {
       // Typed arrays only: a large JS array here would be promoted and grow the young generation.
+      const hashes = new Float64Array(column.size);
+      for (let j = 0; j < hashes.length; j++) hashes[j] = column.get(j);
       let kept = 0;
       for (let j = 0; j < hashes.length; j++) if (!Number.isNaN(hashes[j])) kept++;
       const idx = new Int32Array(kept);
@@ -401,20 +382,20 @@ export class EventIndex {
       for (let k = 0; k < kept; k++) {
         const j = idx[k];
         sorted[k] = hashes[j];
-        comps[k] = rank[compOfRoot[this.find(this.previewNode.data[j])]];
+        comps[k] = rank[compOfRoot[this.find(this.previewNode.get(j))]];
         bits[(hashes[j] % BITS) >>> 3] |= 1 << (hashes[j] & 7);
       }
       return { bits, hashes: sorted, components: comps };
     };
     const result = {
       components: table,
-      full: previews(this.previewFull.data.subarray(0, this.previewFull.size)),
-      prefix: previews(this.previewPrefix.data.subarray(0, this.previewPrefix.size)),
+      full: previews(this.previewFull),
+      prefix: previews(this.previewPrefix),
     };
     this.ended = true;
     this.ids = new NumberTable(0);
-    this.node = this.parent = this.minSub = this.minFile = this.minLine = this.previewNode = ints(0);
-    this.minMs = this.previewFull = this.previewPrefix = doubles(0);
+    this.node = this.parent = this.minSub = this.minFile = this.minLine = this.previewNode = ints();
+    this.minMs = this.previewFull = this.previewPrefix = doubles();
     return result;
   }
 

@@ -3,6 +3,8 @@
 // delegations (more work, same result), never change a finding: results are always recomputed
 // from the journal lines themselves.
 
+import { PagedColumn } from './paged.js';
+
 /** cyrb53: a fast 53-bit string hash (exact in a double). */
 export function hash53(s: string): number {
   let h1 = 0xdeadbeef;
@@ -59,13 +61,13 @@ export function windowHash(text: string): number {
 }
 
 /**
- * number → int map with open addressing over typed arrays: 12 bytes a slot, filled up to 3/4,
- * against 50–80 bytes an entry for a Map with double keys (each key a heap number). On the 4 GiB
- * corpus this table is the largest part of the index (≈ 300 k ids).
+ * number → int map with open addressing over paged typed arrays (see paged.ts): 12 bytes a slot,
+ * filled up to 3/4, against 50–80 bytes an entry for a Map with double keys (each key a heap
+ * number). On the 4 GiB corpus it holds ≈ 120 k ids.
  */
 export class NumberTable {
-  private keys: Float64Array;
-  private values: Int32Array;
+  private keys: PagedColumn<Float64Array>;
+  private values: PagedColumn<Int32Array>;
   private mask: number;
   /** 0 marks an empty slot; the key 0 itself is kept aside. */
   private zeroValue: number | undefined;
@@ -74,8 +76,8 @@ export class NumberTable {
   constructor(capacity = 1024) {
     let n = 16;
     while (n * 3 < capacity * 4) n *= 2;
-    this.keys = new Float64Array(n);
-    this.values = new Int32Array(n);
+    this.keys = PagedColumn.doubles().fill(n);
+    this.values = PagedColumn.ints().fill(n);
     this.mask = n - 1;
   }
 
@@ -83,14 +85,14 @@ export class NumberTable {
     // Mix the low and high halves: ids' hashes are uniform, but window hashes share a layout.
     let i = (Math.imul(key | 0, 0x9e3779b1) ^ Math.imul((key / 4294967296) | 0, 0x85ebca77)) & this.mask;
     const keys = this.keys;
-    while (keys[i] !== 0 && keys[i] !== key) i = (i + 1) & this.mask;
+    for (let k = keys.get(i); k !== 0 && k !== key; k = keys.get(i)) i = (i + 1) & this.mask;
     return i;
   }
 
   get(key: number): number | undefined {
     if (key === 0) return this.zeroValue;
     const i = this.slot(key);
-    return this.keys[i] !== 0 ? this.values[i] : undefined;
+    return this.keys.get(i) !== 0 ? this.values.get(i) : undefined;
   }
 
   /** The value for `key`, adding `next()` when absent. */
@@ -103,29 +105,31 @@ export class NumberTable {
       return this.zeroValue;
     }
     let i = this.slot(key);
-    if (this.keys[i] !== 0) return this.values[i];
-    if ((this.size + 1) * 4 > this.keys.length * 3) {
+    if (this.keys.get(i) !== 0) return this.values.get(i);
+    if ((this.size + 1) * 4 > (this.mask + 1) * 3) {
       this.grow();
       i = this.slot(key);
     }
     const v = next();
-    this.keys[i] = key;
-    this.values[i] = v;
+    this.keys.set(i, key);
+    this.values.set(i, v);
     this.size++;
     return v;
   }
 
   private grow(): void {
     const { keys, values } = this;
-    const n = keys.length * 2;
-    this.keys = new Float64Array(n);
-    this.values = new Int32Array(n);
+    const old = this.mask + 1;
+    const n = old * 2;
+    this.keys = PagedColumn.doubles().fill(n);
+    this.values = PagedColumn.ints().fill(n);
     this.mask = n - 1;
-    for (let i = 0; i < keys.length; i++) {
-      if (keys[i] === 0) continue;
-      const j = this.slot(keys[i]);
-      this.keys[j] = keys[i];
-      this.values[j] = values[i];
+    for (let i = 0; i < old; i++) {
+      const k = keys.get(i);
+      if (k === 0) continue;
+      const j = this.slot(k);
+      this.keys.set(j, k);
+      this.values.set(j, values.get(i));
     }
   }
 }

@@ -30,7 +30,8 @@ const OPEN_FILES = 256;
 
 /** Reads index records' lines back from their files; counts lines that changed since the scan. */
 class RecordReader {
-  private buf = Buffer.allocUnsafe(1 << 16);
+  // Large enough for any joined read in practice: a buffer that grows frees a large block (see PagedColumn).
+  private buf = Buffer.allocUnsafe(1 << 20);
   /** Lines that no longer parse into the event the scan saw (the file was rewritten). */
   changed = 0;
   /** fileIndex → descriptor, least recently used first (open and close cost ~25 µs each here). */
@@ -44,48 +45,49 @@ class RecordReader {
 
   events(records: Int32Array): JournalEvent[] {
     const { index } = this;
-    const off = index.offset;
-    const len = index.length;
-    const fileOf = index.fileIndex;
     const out: JournalEvent[] = [];
-    const plain: number[] = [];
+    // The component's plain records: file, offset and length, read once from the paged columns.
+    const rec: number[] = [];
+    const fileOf: number[] = [];
+    const off: number[] = [];
+    const len: number[] = [];
     for (const r of records) {
-      if (off[r] >= 0) {
-        plain.push(r);
+      const o = index.offset.get(r);
+      if (o < 0) {
+        const line = index.archived(r); // an archived line, copied at scan time
+        const e = this.parse(r, line, 0, line.length);
+        if (e) out.push(e);
+        else this.changed++;
         continue;
       }
-      const from = -off[r] - 1; // an archived line, copied at scan time
-      const e = this.parse(r, Buffer.from(index.arena.buffer, index.arena.byteOffset + from, len[r]), 0, len[r]);
-      if (e) out.push(e);
-      else this.changed++;
+      rec.push(r);
+      fileOf.push(index.fileIndex.get(r));
+      off.push(o);
+      len.push(index.length.get(r));
     }
-    plain.sort((a, b) => fileOf[a] - fileOf[b] || off[a] - off[b]);
+    const at = rec.map((_, k) => k).sort((a, b) => fileOf[a] - fileOf[b] || off[a] - off[b]);
     let i = 0;
-    while (i < plain.length) {
-      const file = fileOf[plain[i]];
+    while (i < at.length) {
+      const file = fileOf[at[i]];
       const fd = this.descriptor(file);
       if (fd === null) {
-        for (; i < plain.length && fileOf[plain[i]] === file; i++) this.changed++;
+        for (; i < at.length && fileOf[at[i]] === file; i++) this.changed++;
         continue;
       }
-      {
-        while (i < plain.length && fileOf[plain[i]] === file) {
-          // One read for a run of nearby lines.
-          let j = i + 1;
-          while (j < plain.length && fileOf[plain[j]] === file && off[plain[j]] - (off[plain[j - 1]] + len[plain[j - 1]]) <= MAX_GAP) j++;
-          const start = off[plain[i]];
-          const span = off[plain[j - 1]] + len[plain[j - 1]] - start;
-          if (this.buf.length < span) this.buf = Buffer.allocUnsafe(Math.max(span, this.buf.length * 2));
-          const got = readSync(fd, this.buf, 0, span, start);
-          for (let k = i; k < j; k++) {
-            const r = plain[k];
-            const s = off[r] - start;
-            const e = this.parse(r, this.buf, s, got);
-            if (e) out.push(e);
-            else this.changed++;
-          }
-          i = j;
+      while (i < at.length && fileOf[at[i]] === file) {
+        // One read for a run of nearby lines.
+        let j = i + 1;
+        while (j < at.length && fileOf[at[j]] === file && off[at[j]] - (off[at[j - 1]] + len[at[j - 1]]) <= MAX_GAP) j++;
+        const start = off[at[i]];
+        const span = off[at[j - 1]] + len[at[j - 1]] - start;
+        if (this.buf.length < span) this.buf = Buffer.allocUnsafe(Math.max(span, this.buf.length * 2));
+        const got = readSync(fd, this.buf, 0, span, start);
+        for (let k = i; k < j; k++) {
+          const e = this.parse(rec[at[k]], this.buf, off[at[k]] - start, got);
+          if (e) out.push(e);
+          else this.changed++;
         }
+        i = j;
       }
     }
     return out;
@@ -121,7 +123,7 @@ class RecordReader {
   /** The event of record r from its line at buf[s, s + length), when `got` bytes are valid. */
   private parse(r: number, buf: Buffer, s: number, got: number): JournalEvent | null {
     const { index } = this;
-    const end = s + index.length[r];
+    const end = s + index.length.get(r);
     if (end > got) return null;
     let value: unknown;
     try {
@@ -129,8 +131,8 @@ class RecordReader {
     } catch {
       return null;
     }
-    const fileIndex = index.fileIndex[r];
-    const result = normalizeLine(value, { file: this.displays[fileIndex], line: index.line[r], fileIndex });
+    const fileIndex = index.fileIndex.get(r);
+    const result = normalizeLine(value, { file: this.displays[fileIndex], line: index.line.get(r), fileIndex });
     return result.kind === 'event' ? result.event : null;
   }
 }

@@ -12,6 +12,7 @@ import { writeReportStream } from '../../src/cli/stream-report.js';
 import { FORMATTERS } from '../../src/format/index.js';
 import { discoverJournals } from '../../src/journal/discover.js';
 import { EventIndex, IndexChunkBuilder } from '../../src/journal/event-index.js';
+import { PAGE, PagedColumn } from '../../src/journal/paged.js';
 import { indexJournalsParallel } from '../../src/journal/parallel.js';
 import { streamDelegations } from '../../src/model/component-stream.js';
 import { hash53, NumberTable, windowHash, windowHashes } from '../../src/journal/id-hash.js';
@@ -181,12 +182,14 @@ describe('streamed --all (event index, one component at a time)', () => {
     const lines = delegation('s1', 'd-big', 'run-1', 0, [['r1', 'a', huge], ['r2', 'b', 'small']], `${huge}\n---\nsmall`);
     writeFileSync(path.join(tree, 's1.jsonl'), `\uFEFF${lines.join('\r\n')}\r\n`);
     writeFileSync(path.join(tree, 's2.jsonl.gz'), gzipSync(`${delegation('s2', 'd-gz', 'run-2', 10, [['r3', 'c', huge]], huge).join('\n')}\n`));
+    // A second archive: its lines sit in a second arena (records address arena and position).
+    writeFileSync(path.join(tree, 's3.jsonl.gz'), gzipSync(`${delegation('s3', 'd-gz2', 'run-3', 20, [['r4', 'd', 'tiny']], 'tiny').join('\n')}\n`));
     for (const format of ['json', 'text']) {
       const { whole, streamed } = await streamedAndWhole([tree], format);
       expect(streamed).toBe(whole);
     }
     const report = await reportAfter(tree, () => {});
-    expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-big', 'd-gz']);
+    expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-big', 'd-gz', 'd-gz2']);
     expect(report.limits.join('\n')).not.toMatch(/changed on disk/);
   });
 
@@ -217,6 +220,38 @@ describe('event index', () => {
     expect([0, 1].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [0]]);
     expect(components.lowerBound(0)).toEqual({ ms: 1000, subNs: 0, fileIndex: 0, line: 2 });
     expect(index.eventCount).toBe(3);
+  });
+
+  it('keeps each chunk’s archived lines apart and returns each record’s own bytes', () => {
+    const index = new EventIndex();
+    const texts: string[] = [];
+    for (let chunk = 0; chunk < 3; chunk++) {
+      const b = new IndexChunkBuilder();
+      for (let k = 0; k < 4; k++) {
+        const text = `{"chunk":${chunk},"k":${k},"pad":"${'p'.repeat(chunk * 10 + k)}"}`;
+        texts.push(text);
+        const buf = Buffer.from(`xx${text}yy`);
+        // offset −1: an archived line (its bytes are copied); chunk 1 has plain lines instead.
+        b.add({ type: 'delegation_completed', delegationId: `d-${chunk}-${k}`, status: null, file: 'f', line: k + 1, fileIndex: chunk, ts: '', time: { ms: k, subNs: 0 }, sessionId: null } as never, buf, 2, buf.length - 2, chunk === 1 ? 1000 + k : -1);
+      }
+      index.add(b.finish());
+    }
+    const view = index.view();
+    for (let r = 0; r < texts.length; r++) {
+      if (Math.floor(r / 4) === 1) expect(view.offset.get(r)).toBe(1000 + (r % 4));
+      else expect(view.archived(r).toString()).toBe(texts[r]);
+    }
+  });
+
+  it('paged columns keep values across pages, and fill() gives zeroed entries', () => {
+    const col = PagedColumn.doubles();
+    for (let i = 0; i < 3 * PAGE + 5; i++) col.push(i * 1.5);
+    expect(col.size).toBe(3 * PAGE + 5);
+    expect([col.get(0), col.get(PAGE - 1), col.get(PAGE), col.get(3 * PAGE + 4)]).toEqual([0, (PAGE - 1) * 1.5, PAGE * 1.5, (3 * PAGE + 4) * 1.5]);
+    col.set(PAGE, -7);
+    expect(col.get(PAGE)).toBe(-7);
+    const table = PagedColumn.ints().fill(PAGE + 1);
+    expect([table.size, table.get(PAGE), table.get(0)]).toEqual([PAGE + 1, 0, 0]);
   });
 
   it('window hashes equal the hash of each window, and hashes are exact integers', () => {

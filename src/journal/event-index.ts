@@ -1,8 +1,8 @@
 // The streamed `--all` scan keeps, for each delegation event, where its line is (file, byte
 // offset, length, line number) and the ids that link it to other events, as numbers in typed
-// arrays: about 95 bytes an event, ids and preview hashes included, instead of a parsed object
-// (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are copied into an
-// arena outside the JS heap. Events linked by an id (same delegation, sub-run, parent run,
+// arrays: about 85 bytes an event, ids and preview hashes included, instead of a parsed object
+// (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are copied outside
+// the JS heap, one block per chunk. Columns grow in fixed pages (paged.ts). Events linked by an id (same delegation, sub-run, parent run,
 // retry or marker run) form one component; the report re-reads one component's lines at a
 // time (model/component-stream.ts).
 import { hash53, NumberTable, windowHash } from './id-hash.js';

@@ -2,7 +2,7 @@
 // above 128 KiB with mmap, but each such block freed raises that threshold for the whole process,
 // after which large buffers (zlib's, the index's) come from a heap that fragments and stays
 // resident. Growing the index's arrays by 1.5× had the 4 GiB two-thread peak 13 MB higher
-// (docs/performance.md, "What the C library keeps").
+// (docs/performance.md, "The index never frees a large block").
 
 const PAGE_BITS = 13;
 /** Entries per page: 32 KiB of Int32, 64 KiB of Float64, below glibc's 128 KiB threshold. */

@@ -1,16 +1,17 @@
 // V8 doubles a thread's young generation on long, allocation-heavy runs (8 → 17 → 34 MB) because
 // the bytes that survive scavenges add up over time, not because more is alive: a streamed
 // `--all` keeps one component at a time, yet a 4 GiB run peaked 35 MB above a 1 GiB one, half of
-// it young generation (docs/performance.md). The CLI lets it grow to CAP_BYTES and no further, so
-// peak memory follows the number of events, not the length of the run.
+// it young generation (docs/performance.md#memory). The CLI lets it grow to CAP_BYTES and no
+// further, so peak memory follows the number of events, not the length of the run.
 //
-// The size cannot be capped once Node has started (--max-semi-space-size is read at start-up),
-// but V8 reads the growth factor each time it grows the young generation. It is a process-wide
-// flag, so only the CLI sets it, never the library. Module loading and discovery (everything
-// survives) would double it three times in 0.1 s, so it is held from the moment a whole-tree
-// command starts, and allowed to grow up to the cap once the scan is under way: held at its
-// start-up size, a 1 GiB run took 7% longer. The check repeats after each file scanned and on a timer: Node resets
-// V8's flags when it starts a worker thread.
+// Its size cannot be set once Node has started (--max-semi-space-size is read at start-up), but
+// V8 reads the growth factor each time it grows it. That is a process-wide flag, so only the
+// CLI sets it, never the library. Module loading and discovery (everything survives) would
+// double it three times in 0.1 s, so it is held from the moment a whole-tree command starts and
+// allowed to grow up to the cap once the scan is under way (held at its start-up size, a 1 GiB
+// run took 7% longer). The check repeats after each file scanned and on a timer: Node resets
+// V8's flags when it starts a worker thread. The flag has existed in V8 for a decade; were it
+// ever removed, V8 would print one "unrecognized flag" line on stderr and nothing else changes.
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** Young generation size (V8's new space: two semi-spaces) at which growth stops. */

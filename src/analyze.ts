@@ -10,7 +10,7 @@ import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
 import { streamDelegations, type ReportItem } from './model/component-stream.js';
 import { groupDelegations } from './model/group.js';
-import { delegationOrder, filesBySession, resolveTarget, targetCandidate } from './model/target.js';
+import { delegationOrder, filesBySession, isLastTarget, resolveTarget, targetCandidate } from './model/target.js';
 import { buildDelegationReport, fileLimits } from './report/build.js';
 import { SCHEMA_VERSION, type DelegationReport, type ScanStats, type TraceReport } from './report/types.js';
 import { monotonicMs } from './journal/time.js';
@@ -54,16 +54,12 @@ export class TargetError extends InputError {
   }
 }
 
-const isLastQuery = (options: AnalyzeOptions) => !options.all && (options.target === undefined || options.target === '' || options.target === 'last');
+const isLastQuery = (options: AnalyzeOptions) => !options.all && isLastTarget(options.target);
 
 /** `notes` are Limits lines about what was read (e.g. the files `last` could skip). */
 export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: ScanResult; roots: string[]; notes: string[] }> {
   if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [] };
-  const env = options.env ?? process.env;
-  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(env);
-  const folders: string[] = [];
-  const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders);
-  const unreadable = folders.map(unreadableFolderNote);
+  const { roots, files, notes: unreadable } = await discoverTree(options);
   if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable };
   if (isLastQuery(options) && options.recentFirst !== false) {
     const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }));
@@ -125,7 +121,7 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
  */
 export async function prepareStreamedAll(options: AnalyzeOptions): Promise<ReportSource> {
   const { began, files, index, scan, notes } = await indexTree(options);
-  const stream = streamDelegations(index, files, files.map((f) => f.display));
+  const stream = streamDelegations(index, files);
   return {
     scan,
     kind: 'all',
@@ -150,7 +146,7 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   const query = options.target;
   const sessionFiles = filesBySession(files.map((f) => f.display));
   const matches = targetCandidate(query, sessionFiles);
-  const stream = streamDelegations(index, files, files.map((f) => f.display), { retain: matches });
+  const stream = streamDelegations(index, files, { retain: matches });
   const groupOf = new Map<Delegation, Delegation[]>();
   const candidates: Delegation[] = [];
   for (const { delegation, all } of stream.items) {
@@ -172,16 +168,21 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   };
 }
 
+/** The sessions roots and their journals; Limits lines for layout folders that cannot be listed. */
+async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[]; files: JournalFile[]; notes: string[] }> {
+  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(options.env ?? process.env);
+  const folders: string[] = [];
+  const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders);
+  return { roots, files, notes: folders.map(unreadableFolderNote) };
+}
+
 /** Discovers the sessions tree and scans it into an event index (the streamed paths' first step). */
 async function indexTree(options: AnalyzeOptions) {
   const began = monotonicMs();
-  const cwd = options.cwd ?? process.cwd();
-  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(options.env ?? process.env);
-  const folders: string[] = [];
-  const files = await discoverJournals(roots, cwd, folders);
+  const { roots, files, notes } = await discoverTree(options);
   const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
   const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
-  return { began, roots, files, index, scan, notes: folders.map(unreadableFolderNote) };
+  return { began, roots, files, index, scan, notes };
 }
 
 const changedLinesNote = (n: number) =>

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
+import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
 import { resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
@@ -77,7 +78,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     all: flags.all,
     jobs,
   };
-  const named = analyzeOptions.target !== undefined && analyzeOptions.target !== '' && analyzeOptions.target !== 'last';
+  const named = !isLastTarget(analyzeOptions.target);
   // Whole-tree runs keep V8's young generation from growing on (src/cli/young-generation.ts);
   // `last` reads a few files and does not load it.
   const youngGeneration = flags.all || named ? await import('./young-generation.js') : undefined;

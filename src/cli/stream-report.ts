@@ -4,6 +4,7 @@ import { SEVERITY_RANK } from '../checks/types.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
 import { delegationBlock } from '../format/text.js';
 import type { FormatContext } from '../format/types.js';
+import type { DelegationReport } from '../report/types.js';
 import { EXIT } from './io.js';
 
 /**
@@ -74,6 +75,15 @@ export async function writeReportStream(stream: Writable, format: string, prepar
   const min = ctx.failOn === 'none' ? Number.POSITIVE_INFINITY : SEVERITY_RANK[ctx.failOn];
   let failing = false;
   let count = 0;
+  // Each delegation checked when reached (`count` includes it); notes whether a finding reaches --fail-on.
+  function* reports(): Generator<DelegationReport> {
+    for (const { delegation, all } of prepared.items()) {
+      const r = assembler.delegationReport(delegation, all);
+      if (r.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) failing = true;
+      count++;
+      yield r;
+    }
+  }
 
   if (format === 'json') {
     const head = assembler.head();
@@ -81,20 +91,12 @@ export async function writeReportStream(stream: Writable, format: string, prepar
     // around them; each delegation is indented to its place in the array.
     const marker = `"@@delegations-${Math.random().toString(36).slice(2)}@@"`;
     const around = (tail: object) => JSON.stringify({ ...head, delegations: [JSON.parse(marker)], ...tail }, null, 2).split(marker);
-    for (const { delegation, all } of prepared.items()) {
-      const r = assembler.delegationReport(delegation, all);
-      if (r.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) failing = true;
-      // Up to `[\n` before the first element; each element brings its indent.
-      await out.write(`${count++ ? ',\n' : around({})[0].slice(0, -4)}${asArrayElement(r)}`);
-    }
+    // Up to `[\n` before the first element; each element brings its indent.
+    for (const r of reports()) await out.write(`${count > 1 ? ',\n' : around({})[0].slice(0, -4)}${asArrayElement(r)}`);
     if (count === 0) await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
     else await out.write(`${around(assembler.tail())[1]}\n`);
   } else {
-    for (const { delegation, all } of prepared.items()) {
-      const r = assembler.delegationReport(delegation, all);
-      if (r.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) failing = true;
-      await out.write(`${count++ ? '\n\n' : ''}${delegationBlock(r, ctx)}`);
-    }
+    for (const r of reports()) await out.write(`${count > 1 ? '\n\n' : ''}${delegationBlock(r, ctx)}`);
     if (count === 0) await out.write('No delegation found.'); // --all over a tree without one
     const { limits } = assembler.tail();
     if (limits.length) await out.write(`\n\n${['Scan limits:', ...limits.map((l) => `- ${safe(l)}`)].join('\n')}`);

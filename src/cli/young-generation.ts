@@ -35,7 +35,7 @@ function apply(factor: number): void {
 }
 
 /** Sets the growth factor for the young generation's current size (a no-op unless held). */
-export function settleYoungGeneration(): void {
+function settleYoungGeneration(): void {
   if (!timer) return;
   if (capped) {
     // Only a worker start can have put the factor back: once every REAPPLY_MS is enough (≈ 20 µs a call).

@@ -1,12 +1,15 @@
 import type { Severity } from '../checks/types.js';
+import { BIDI_CONTROLS, spelledOut } from './invisible.js';
 import type { Formatter } from './types.js';
 
 const COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
 
+// Controls other than CR and LF (the runner unescapes those), separators and bidi controls.
+const CONTROLS = new RegExp(`[\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
+
 /** Other control and bidi characters would reach the log viewer raw (ANSI colours, reordering). */
 function showControls(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return s.replace(CONTROLS, spelledOut);
 }
 
 /** Command data, as the Actions runner unescapes it: `%`, CR and LF (other controls shown escaped). */

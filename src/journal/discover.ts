@@ -44,25 +44,22 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
   const realDirs = new Map<string, string>();
   for (const root of roots) {
     const abs = path.resolve(cwd, root);
-    let entries: { path: string }[];
+    let paths: string[];
     if (isGlob(root)) {
-      entries = (await expandGlob(root.replace(/\\/g, '/'), cwd)).map((p) => ({ path: p }));
+      paths = await expandGlob(root.replace(/\\/g, '/'), cwd);
     } else {
       const kind = statKind(abs);
       if (kind === 'missing') throw new InputError(`sessions root ${root} does not exist`);
       if (kind === 'unreadable') throw new InputError(`sessions root ${root} cannot be read (permission denied)`);
       if (kind === 'loop') throw new InputError(`sessions root ${root} is a loop of symbolic links`);
       // The layouts have a fixed depth, so following links cannot loop forever.
-      entries =
-        kind === 'file'
-          ? [{ path: abs }]
-          : layoutJournals(abs, (dir) => unreadable.push(display(dir))).map((p) => ({ path: p }));
+      paths = kind === 'file' ? [abs] : layoutJournals(abs, (dir) => unreadable.push(display(dir)));
     }
-    for (const e of entries) {
-      const real = realPathOf(e.path, realDirs);
+    for (const p of paths) {
+      const real = realPathOf(p, realDirs);
       const kept = found.get(real);
       // Prefer the file's own entry over a link to it, so evidence names the real journal.
-      if (kept === undefined || (isLink(kept) && !isLink(e.path))) found.set(real, e.path);
+      if (kept === undefined || (isLink(kept) && !isLink(p))) found.set(real, p);
     }
   }
   return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd, display));

@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { workerUrl } from '../worker-url.js';
+import { fileURLToPath } from 'node:url';
 import type { JournalFile } from './discover.js';
 import { EventIndex, IndexChunkBuilder, type IndexChunk } from './event-index.js';
 import { isGzipPath, scanFile, type ScanFileOutput } from './scan-file.js';
@@ -70,6 +70,14 @@ function groupFiles(files: JournalFile[]): Group[] {
   return [...byKey.values()];
 }
 
+/**
+ * The compiled worker script, seen from this module: beside it in dist/journal/, from the CLI
+ * bundle in dist/bundle/, or from the sources (vitest) in dist/journal/ of the build.
+ */
+function workerUrl(): URL {
+  const candidates = ['./worker.js', '../journal/worker.js', '../../dist/journal/worker.js'].map((p) => new URL(p, import.meta.url));
+  return candidates.find((u) => existsSync(fileURLToPath(u))) ?? candidates[0];
+}
 
 /** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
 export async function scanGroup(files: WorkerFile[], mode: ScanMode): Promise<GroupResult> {
@@ -175,7 +183,7 @@ class HereScanner {
  * Returns how many groups were given back.
  */
 async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode): Promise<number> {
-  const url = workerUrl(import.meta.url, 'worker.js', 'journal');
+  const url = workerUrl();
   const { Worker } = await import('node:worker_threads'); // only large scans need it
   // Each worker keeps a few groups queued: this thread only hands out work between its own
   // groups, and a worker waiting for that would sit idle.

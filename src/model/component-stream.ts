@@ -8,7 +8,8 @@ import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, 
 import { hash53, windowHashes } from '../journal/id-hash.js';
 import { normalizeLine } from '../journal/normalize.js';
 import type { JournalEvent } from '../journal/types.js';
-import { forgetScan, localPreviewsIn, MIN_SUBSTRING, registerForeignPreviews, type PreviewRef } from './cross-index.js';
+import { MIN_SUBSTRING } from '../journal/preview.js';
+import { forgetScan, localPreviewsIn, registerForeignPreviews, type PreviewRef } from './cross-index.js';
 import type { Delegation } from './delegation.js';
 import { groupDelegations } from './group.js';
 import { delegationOrder } from './target.js';
@@ -39,8 +40,7 @@ class RecordReader {
 
   constructor(
     private readonly index: IndexView,
-    private readonly files: readonly Pick<JournalFile, 'path'>[],
-    private readonly displays: string[],
+    private readonly files: readonly Pick<JournalFile, 'path' | 'display'>[],
   ) {}
 
   events(records: Int32Array): JournalEvent[] {
@@ -132,7 +132,7 @@ class RecordReader {
       return null;
     }
     const fileIndex = index.fileIndex.get(r);
-    const result = normalizeLine(value, { file: this.displays[fileIndex], line: index.line.get(r), fileIndex });
+    const result = normalizeLine(value, { file: this.files[fileIndex].display, line: index.line.get(r), fileIndex });
     return result.kind === 'event' ? result.event : null;
   }
 }
@@ -162,10 +162,9 @@ export class ComponentMaterializer {
 
   constructor(
     private readonly plan: ComponentPlan,
-    files: readonly Pick<JournalFile, 'path'>[],
-    displays: string[],
+    files: readonly Pick<JournalFile, 'path' | 'display'>[],
   ) {
-    this.reader = new RecordReader(plan.view, files, displays);
+    this.reader = new RecordReader(plan.view, files);
   }
 
   get count(): number {
@@ -218,8 +217,8 @@ export interface ComponentStream {
  * Delegations of the whole index in delegationOrder, each with the delegations of its component
  * (every delegation it shares an id with, nested ones included), in this thread.
  */
-export function streamDelegations(index: EventIndex, files: JournalFile[], displays: string[], { retain }: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
-  const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files, displays);
+export function streamDelegations(index: EventIndex, files: readonly Pick<JournalFile, 'path' | 'display'>[], { retain }: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
+  const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files);
   // Components holding a delegation the caller keeps: their lookups must outlive the stream.
   const kept = new Set<Delegation[]>();
   function* items(): Generator<ReportItem> {

@@ -43,7 +43,6 @@ export interface PreviewRef extends RunRef {
   text: string;
 }
 
-export { MIN_SUBSTRING, withoutTruncationMark };
 
 /** sub_run_id → every delegation that journaled a start or completion for it. */
 export const runsById = memoPerScan((all) => {

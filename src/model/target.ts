@@ -26,6 +26,11 @@ function withNested(selected: Delegation[]): Delegation[] {
   return [...out].sort(delegationOrder);
 }
 
+/** No target, or `last`: the newest delegation start. */
+export function isLastTarget(query: string | undefined): query is undefined | '' | 'last' {
+  return query === undefined || query === '' || query === 'last';
+}
+
 /** The target rules, each alone (resolveTarget applies them in precedence order). */
 function targetRules(query: string, sessionFiles: Map<string, string[]>) {
   const sessionFileSet = new Set(sessionFiles.get(query) ?? []);
@@ -63,7 +68,7 @@ export function filesBySession(files: readonly string[]): Map<string, string[]> 
  * run id, exact session id, then a unique delegation-id prefix. `last` / empty: newest start.
  */
 export function resolveTarget(query: string | undefined, delegations: Delegation[], sessionFiles: Map<string, string[]> = new Map()): TargetResult {
-  if (query === undefined || query === '' || query === 'last') {
+  if (isLastTarget(query)) {
     const started = delegations.filter((d) => d.started);
     if (started.length === 0) return { ok: false, reason: 'empty' };
     const newest = started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b));

@@ -197,7 +197,7 @@ describe('streamed --all (event index, one component at a time)', () => {
     const files = await discoverJournals([path.join(FIXTURES, 'sessions')]);
     const keys = async (jobs: number) => {
       const { index } = await indexJournalsParallel(files, { jobs, minParallelBytes: 0 });
-      const stream = streamDelegations(index, files, files.map((f) => f.display));
+      const stream = streamDelegations(index, files);
       return [...stream.items].map((i) => `${i.delegation.key}:${i.delegation.events.length}:${i.all.length}`);
     };
     const one = await keys(1);

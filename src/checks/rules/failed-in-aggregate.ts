@@ -2,7 +2,8 @@ import { compareInstants } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
 import { hasSubRunEvents, loc, settledAtJoin, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
-import { MIN_SUBSTRING, previewsIn, withoutTruncationMark } from '../../model/cross-index.js';
+import { MIN_SUBSTRING, withoutTruncationMark } from '../../journal/preview.js';
+import { previewsIn } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
 import type { Check, Report } from '../types.js';
 

@@ -1,14 +1,14 @@
 // Journal text is untrusted (models wrote it): every string reaches the page through these.
+import { BIDI_CONTROLS, spelledOut } from '../invisible.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-// C0/C1 controls (except tab and newline) and bidi overrides could hide or reorder text; show them as \uXXXX.
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+// C0/C1 controls (except tab and newline) and bidi controls could hide or reorder text; show them as \uXXXX.
+const INVISIBLE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g');
 
 /** Visible form of untrusted text: controls and bidi overrides spelled out. */
 export function visible(s: string): string {
-  return s.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return s.replace(INVISIBLE, spelledOut);
 }
 
 /** Text or attribute value (double- or single-quoted) in HTML and inline SVG. */

@@ -1,0 +1,11 @@
+// Untrusted journal text can carry characters that hide or reorder what a reader sees. Each
+// output format escapes its own set of controls; these parts are common to all of them.
+
+/**
+ * Bidirectional embeddings, overrides, isolates and marks (LRE…RLO, LRI…PDI, LRM, RLM, ALM), as
+ * the body of a RegExp character class: they can make text read in another order than it runs.
+ */
+export const BIDI_CONTROLS = '\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c';
+
+/** `\uXXXX`: how a hidden character is spelled out. */
+export const spelledOut = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;

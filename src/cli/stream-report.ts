@@ -27,12 +27,17 @@ class ChunkedWriter {
 
   constructor(private readonly stream: Writable) {}
 
-  async write(s: string): Promise<void> {
+  /** A promise only when the buffer had to be flushed: awaiting every piece cost 5% of a large run. */
+  write(s: string): Promise<void> | undefined {
     // Worst case 3 bytes per UTF-16 unit; a piece that may not fit goes out on its own.
-    if (this.used + s.length * 3 > CHUNK) {
-      await this.flush();
-      if (s.length * 3 > CHUNK) return this.send(s);
-    }
+    if (this.used + s.length * 3 > CHUNK) return this.flushThenWrite(s);
+    this.used += this.buf.write(s, this.used, 'utf8');
+    return undefined;
+  }
+
+  private async flushThenWrite(s: string): Promise<void> {
+    await this.flush();
+    if (s.length * 3 > CHUNK) return this.send(s);
     this.used += this.buf.write(s, this.used, 'utf8');
   }
 
@@ -92,11 +97,17 @@ export async function writeReportStream(stream: Writable, format: string, prepar
     const marker = `"@@delegations-${Math.random().toString(36).slice(2)}@@"`;
     const around = (tail: object) => JSON.stringify({ ...head, delegations: [JSON.parse(marker)], ...tail }, null, 2).split(marker);
     // Up to `[\n` before the first element; each element brings its indent.
-    for (const r of reports()) await out.write(`${count > 1 ? ',\n' : around({})[0].slice(0, -4)}${asArrayElement(r)}`);
+    for (const r of reports()) {
+      const flushing = out.write(`${count > 1 ? ',\n' : around({})[0].slice(0, -4)}${asArrayElement(r)}`);
+      if (flushing) await flushing; // `await undefined` would still cost a turn of the microtask queue
+    }
     if (count === 0) await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
     else await out.write(`${around(assembler.tail())[1]}\n`);
   } else {
-    for (const r of reports()) await out.write(`${count > 1 ? '\n\n' : ''}${delegationBlock(r, ctx)}`);
+    for (const r of reports()) {
+      const flushing = out.write(`${count > 1 ? '\n\n' : ''}${delegationBlock(r, ctx)}`);
+      if (flushing) await flushing;
+    }
     if (count === 0) await out.write('No delegation found.'); // --all over a tree without one
     const { limits } = assembler.tail();
     if (limits.length) await out.write(`\n\n${['Scan limits:', ...limits.map((l) => `- ${safe(l)}`)].join('\n')}`);

@@ -40,6 +40,58 @@ describe('parseTimestamp', () => {
   });
 });
 
+/** The definition the fast path must match: RFC 3339 read by Date.parse, sub-millisecond digits kept apart. */
+function reference(ts: string): { ms: number; subNs: number } | null {
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})$/.exec(ts);
+  if (!m) return null;
+  const frac = (m[3] ?? '').padEnd(9, '0');
+  const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
+  const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);
+  return Number.isNaN(ms) ? null : { ms, subNs: Number(frac.slice(3)) };
+}
+
+/** A small seeded generator, so a failure names a reproducible input. */
+function lcg(seed: number) {
+  let x = seed;
+  return (n: number) => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x % n;
+  };
+}
+
+describe('parseTimestamp fast path', () => {
+  const pad = (n: number, w: number) => String(n).padStart(w, '0');
+
+  it('agrees with Date.parse on 20,000 engine-shaped timestamps, day 29–31 roll-overs and odd offsets included', () => {
+    const rnd = lcg(42);
+    for (let i = 0; i < 20_000; i++) {
+      const date = `${pad(rnd(10_000), 4)}-${pad(rnd(14), 2)}-${pad(rnd(33), 2)}`;
+      const time = `${pad(rnd(26), 2)}:${pad(rnd(61), 2)}:${pad(rnd(61), 2)}`;
+      const digits = rnd(11);
+      const frac = digits === 0 ? '' : `.${pad(rnd(1_000_000_000), 9).slice(0, Math.min(digits, 9))}${digits > 9 ? '7' : ''}`;
+      const zone = ['Z', 'z', '+00:00', '-00:00', `+${pad(rnd(25), 2)}:${pad(rnd(61), 2)}`, `-${pad(rnd(25), 2)}${pad(rnd(61), 2)}`][rnd(6)];
+      const ts = `${date}${'TTTt '[rnd(5)]}${time}${frac}${zone}`;
+      expect(parseTimestamp(ts), ts).toEqual(reference(ts));
+    }
+  });
+
+  it('leaves malformed near-misses to the general path, which rejects them', () => {
+    for (const ts of ['2025-11-03T09:15:06.Z', '2025-11-03T09:15:06+00:0', '2025-11-03T09:15:06+0000Z', '2025-11-03X09:15:06Z', '2025-1a-03T09:15:06Z', '2025-11-03T09:15:06ZZ']) {
+      expect(parseTimestamp(ts), ts).toBeNull();
+      expect(reference(ts), ts).toBeNull();
+    }
+  });
+});
+
+describe('instantToIso', () => {
+  it('matches Date#toISOString on 20,000 instants from year 0 to 9999, leap days and negative times included', () => {
+    const rnd = lcg(7);
+    const edges = [0, -1, 951_782_400_000, 951_868_799_999, 253_402_300_799_999, 253_402_300_800_000, -62_135_596_800_000, 1.5, 1_754_868_244_501];
+    const picks = Array.from({ length: 20_000 }, () => (rnd(2) ? 1 : -1) * (rnd(2_147_483_647) * 120_000 + rnd(120_000)));
+    for (const ms of [...edges, ...picks]) expect(instantToIso({ ms, subNs: 0 }), String(ms)).toBe(new Date(ms).toISOString());
+  });
+});
+
 describe('instant arithmetic', () => {
   const a = parseTimestamp('2025-11-03T09:15:06.517884203+00:00')!;
   const b = parseTimestamp('2025-11-03T09:15:06.517884204+00:00')!;

@@ -42,6 +42,10 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
   const display = displayPaths(cwd);
   const found = new Map<string, string>(); // real path → the path it is read under
   const realDirs = new Map<string, string>();
+  // Layout entries whose directory listing said "symbolic link"; other paths need an lstat to tell.
+  const links = new Set<string>();
+  const listed = new Set<string>();
+  const linked = (p: string) => (listed.has(p) ? links.has(p) : isLink(p));
   for (const root of roots) {
     const abs = path.resolve(cwd, root);
     let paths: string[];
@@ -53,13 +57,14 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
       if (kind === 'unreadable') throw new InputError(`sessions root ${root} cannot be read (permission denied)`);
       if (kind === 'loop') throw new InputError(`sessions root ${root} is a loop of symbolic links`);
       // The layouts have a fixed depth, so following links cannot loop forever.
-      paths = kind === 'file' ? [abs] : layoutJournals(abs, (dir) => unreadable.push(display(dir)));
+      paths = kind === 'file' ? [abs] : layoutJournals(abs, (dir) => unreadable.push(display(dir)), links);
+      if (kind !== 'file') for (const p of paths) listed.add(p);
     }
     for (const p of paths) {
-      const real = realPathOf(p, realDirs);
+      const real = realPathOf(p, linked(p), realDirs);
       const kept = found.get(real);
       // Prefer the file's own entry over a link to it, so evidence names the real journal.
-      if (kept === undefined || (isLink(kept) && !isLink(p))) found.set(real, p);
+      if (kept === undefined || (linked(kept) && !linked(p))) found.set(real, p);
     }
   }
   return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd, display));
@@ -84,11 +89,12 @@ export const unreadableFolderNote = (dir: string) => `folder ${dir} cannot be re
  * The journals of both layouts under `root` (LAYOUT_PATTERNS): `<root>/*.jsonl[.gz]` and
  * `<root>/v1/users/<owner>/sessions/*.jsonl[.gz]`, following links, regular files only, no dot
  * files (as the glob `*` would). A folder that exists but cannot be listed goes to `denied`
- * (the outermost one: `v1`, `users`, the owner's folder or its `sessions`).
+ * (the outermost one: `v1`, `users`, the owner's folder or its `sessions`). Entries that are
+ * symbolic links are added to `links`.
  */
-export function layoutJournals(root: string, denied: (dir: string) => void = () => {}): string[] {
+export function layoutJournals(root: string, denied: (dir: string) => void = () => {}, links = new Set<string>()): string[] {
   const out: string[] = [];
-  journalsIn(root, out, denied);
+  journalsIn(root, out, denied, links);
   const v1 = path.join(root, 'v1');
   const users = path.join(v1, 'users');
   for (const owner of listing(users, () => denied(canList(v1) ? users : v1))) {
@@ -96,7 +102,7 @@ export function layoutJournals(root: string, denied: (dir: string) => void = () 
     const dir = path.join(users, owner.name);
     if (owner.isDirectory() || (owner.isSymbolicLink() && isDirectory(dir))) {
       const sessions = path.join(dir, 'sessions');
-      journalsIn(sessions, out, () => denied(canList(dir) ? sessions : dir));
+      journalsIn(sessions, out, () => denied(canList(dir) ? sessions : dir), links);
     }
   }
   return out;
@@ -104,11 +110,17 @@ export function layoutJournals(root: string, denied: (dir: string) => void = () 
 
 const JOURNAL_NAME = /\.jsonl(\.gz)?$/;
 
-function journalsIn(dir: string, out: string[], denied: (dir: string) => void): void {
+function journalsIn(dir: string, out: string[], denied: (dir: string) => void, links: Set<string>): void {
+  // `dir` is resolved, so joining by concatenation is path.join without its per-call normalize.
+  const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
   for (const e of listing(dir, () => denied(dir))) {
     if (e.name.startsWith('.') || !JOURNAL_NAME.test(e.name)) continue;
-    const p = path.join(dir, e.name);
-    if (e.isFile() || (e.isSymbolicLink() && isRegularFile(p))) out.push(p);
+    const p = prefix + e.name;
+    if (e.isFile()) out.push(p);
+    else if (e.isSymbolicLink() && isRegularFile(p)) {
+      out.push(p);
+      links.add(p);
+    }
   }
 }
 
@@ -158,19 +170,20 @@ function isLink(p: string): boolean {
 
 /**
  * The real path of a journal. A file that is not itself a link is its real folder plus its name:
- * one lstat per file and one realpath per folder, instead of realpath's lookup of every path
- * component of every file. (fast-glob's entries cannot tell: following links, it reports the
- * target's type.)
+ * one realpath per folder, instead of realpath's lookup of every path component of every file.
+ * (Whether it is a link comes from the folder's listing, or from an lstat for globs and files:
+ * fast-glob's entries cannot tell, since following links it reports the target's type.)
  */
-function realPathOf(p: string, realDirs: Map<string, string>): string {
-  if (isLink(p)) return realPath(p);
-  const dir = path.dirname(p);
+function realPathOf(p: string, link: boolean, realDirs: Map<string, string>): string {
+  if (link) return realPath(p);
+  const cut = p.lastIndexOf(path.sep);
+  const dir = p.slice(0, cut);
   let real = realDirs.get(dir);
   if (real === undefined) {
-    real = realPath(dir);
+    real = realPath(dir || path.sep);
     realDirs.set(dir, real);
   }
-  return path.join(real, path.basename(p));
+  return (real.endsWith(path.sep) ? real : real + path.sep) + p.slice(cut + 1);
 }
 
 function realPath(p: string): string {
@@ -201,8 +214,10 @@ export function sessionIdOfPath(p: string): string {
 }
 
 export function toJournalFile(p: string, cwd: string, display = displayPaths(cwd)): JournalFile {
-  const base = sessionIdOfPath(p);
-  return { path: p, display: display(p), sessionId: base, pairKey: path.join(path.dirname(p), base) };
+  // The path without `.jsonl[.gz]` (paths here are resolved): the same for both files of a pair.
+  const stem = p.endsWith('.gz') ? p.slice(0, -3) : p;
+  const pairKey = stem.endsWith('.jsonl') ? stem.slice(0, -6) : stem;
+  return { path: p, display: display(p), sessionId: sessionIdOfPath(p), pairKey };
 }
 
 /**

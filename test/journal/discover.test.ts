@@ -147,6 +147,24 @@ describe('toJournalFile', () => {
 });
 
 describe('layout listing', () => {
+  it('lists a journal and a link to it once, under the journal\'s own name, however the tree is searched', async () => {
+    const tree = mkdtempSync(path.join(tmpdir(), 'td-links-'));
+    try {
+      mkdirSync(path.join(tree, 'v1/users/o1/sessions'), { recursive: true });
+      writeFileSync(path.join(tree, 'v1/users/o1/sessions/real.jsonl'), '{}\n');
+      // Listed before its target (sorted, and in its own folder), and found by the listing, a glob and a file root.
+      symlinkSync(path.join(tree, 'v1/users/o1/sessions/real.jsonl'), path.join(tree, 'a-link.jsonl'));
+      symlinkSync('real.jsonl', path.join(tree, 'v1/users/o1/sessions/0-link.jsonl'));
+      for (const roots of [[tree], [path.join(tree, '*.jsonl'), tree], [path.join(tree, 'a-link.jsonl'), path.join(tree, 'v1/users/o1/sessions/real.jsonl')]]) {
+        const files = await discoverJournals(roots, tree);
+        expect(files.map((f) => f.display), roots.join(' ')).toEqual(['v1/users/o1/sessions/real.jsonl']);
+        expect(files[0].pairKey).toBe(path.join(tree, 'v1/users/o1/sessions/real'));
+      }
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
   it('lists what fast-glob lists for the layout patterns, on a tree of look-alikes', async () => {
     const fg = (await import('fast-glob')).default;
     const tree = mkdtempSync(path.join(tmpdir(), 'td-layout-'));

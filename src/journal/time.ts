@@ -35,11 +35,16 @@ function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
 }
 
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
 /**
  * The form every engine writes (`2025-11-03T09:15:06.517884203+00:00` or `…Z`), by arithmetic: 4×
  * faster than the regex and Date.parse, and each event's timestamp is read twice on `--all`.
- * Anything else, including days 29–31 (Date.parse rolls 02-30 over to March), returns null so that
- * the general path decides; test/journal/time.test.ts holds both paths equal.
+ * Anything else, including days past the month's end (Date.parse rolls 02-30 over to March),
+ * returns null so that the general path decides; test/journal/time.test.ts holds both paths equal.
  */
 function parseEngineTimestamp(ts: string): Instant | null {
   const n = ts.length;
@@ -50,7 +55,7 @@ function parseEngineTimestamp(ts: string): Instant | null {
   const hour = digit(ts, 11) * 10 + digit(ts, 12);
   const minute = digit(ts, 14) * 10 + digit(ts, 15);
   const second = digit(ts, 17) * 10 + digit(ts, 18);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
   let i = 19;
   let ns = 0;
   if (ts.charCodeAt(i) === 46) {

@@ -75,7 +75,8 @@ describe('parseTimestamp fast path', () => {
     }
   });
 
-  it('leaves malformed near-misses to the general path, which rejects them', () => {
+  it('agrees on month ends and leap days, and leaves malformed near-misses to the general path, which rejects them', () => {
+    for (const ts of ['2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '2000-02-29T00:00:00Z', '1900-02-29T00:00:00Z', '2025-04-31T00:00:00Z', '2025-12-31T23:59:59Z']) expect(parseTimestamp(ts), ts).toEqual(reference(ts));
     for (const ts of ['2025-11-03T09:15:06.Z', '2025-11-03T09:15:06+00:0', '2025-11-03T09:15:06+0000Z', '2025-11-03X09:15:06Z', '2025-1a-03T09:15:06Z', '2025-11-03T09:15:06ZZ']) {
       expect(parseTimestamp(ts), ts).toBeNull();
       expect(reference(ts), ts).toBeNull();

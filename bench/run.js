@@ -22,7 +22,7 @@ import { ensureCorpus } from './corpus.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
-const BIN = path.join(ROOT, 'bin', 'trace-delegation.js');
+const BIN = path.join(ROOT, 'bin', 'trace-delegation.cjs');
 const CORPUS_ROOT = path.join(HERE, 'corpus');
 const GNU_TIME = '/usr/bin/time';
 

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
@@ -191,7 +192,8 @@ class HereScanner {
  */
 async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode): Promise<number> {
   const url = workerUrl();
-  const { Worker } = await import('node:worker_threads'); // only large scans need it
+  // Only large scans need it; require, not import(): the bundle is compiled by vm.Script.
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
   // Each worker keeps a few groups queued: this thread only hands out work between its own
   // groups, and a worker waiting for that would sit idle.
   const inFlight = new Map<Worker, Group[]>();

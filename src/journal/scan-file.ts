@@ -323,7 +323,8 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   }
   if (isGzipPath(input.path)) {
     const source = createReadStream(input.path, { highWaterMark: READ_SIZE });
-    const { createGunzip } = await import('node:zlib'); // loaded for the first archive only
+    // Loaded for the first archive only; require, not import(): the bundle is compiled by vm.Script.
+    const { createGunzip } = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
     const gunzip = createGunzip({ chunkSize: READ_SIZE });
     source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
     return scanStream(source.pipe(gunzip), input, stats);

@@ -1,11 +1,23 @@
 // `npm run build` bundles the CLI (dist/bundle/) so it starts faster; the binary loads it when
-// present. The bundle must behave exactly as the compiled modules it is made from.
+// present, from V8's code cache (bin/load-bundle.cjs). The bundle must behave exactly as the
+// compiled modules it is made from.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runBin, runMain } from '../helpers/cli.js';
+import { BIN, FIXED_NOW, ROOT, runBin, runMain } from '../helpers/cli.js';
+
+const BUNDLE = path.join(ROOT, 'dist', 'bundle');
+const LAST = ['--demo', '--now', FIXED_NOW, '--fail-on', 'none'];
+
+/** The binary at `bin` run on `argv`, saying on stderr how many bundle files came from the code cache. */
+function runReportingCache(bin: string, argv: string[], cwd = ROOT) {
+  const r = spawnSync(process.execPath, [bin, ...argv], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_CODE_CACHE: 'report' } });
+  const m = /code cache: (\d+) of (\d+) files/.exec(r.stderr);
+  return { ...r, fromCache: m ? Number(m[1]) : -1, loaded: m ? Number(m[2]) : -1 };
+}
 
 /** main() of one build, run in-process; the measured duration is the only expected difference. */
 async function run(entry: string, argv: string[]) {
@@ -16,7 +28,7 @@ async function run(entry: string, argv: string[]) {
 
 describe('CLI bundle', () => {
   it('exists after the build and is what the binary runs', async () => {
-    expect(existsSync(path.join(ROOT, 'dist', 'bundle', 'main.js'))).toBe(true);
+    expect(existsSync(path.join(BUNDLE, 'main.cjs'))).toBe(true);
     const r = await runBin(['--version']);
     expect(r.code).toBe(0);
   });
@@ -29,7 +41,7 @@ describe('CLI bundle', () => {
       ['--demo', 'no-such-delegation'],
       ['rules'],
     ]) {
-      const bundled = await run('dist/bundle/main.js', argv);
+      const bundled = await run('dist/bundle/main.cjs', argv);
       const plain = await run('dist/cli/main.js', argv);
       expect(bundled, argv.join(' ')).toEqual(plain);
     }
@@ -37,16 +49,55 @@ describe('CLI bundle', () => {
 
   it('does not load what `last` never uses: child_process (commander), v8, perf_hooks', () => {
     // Each costs 2–6 ms of every command's start-up; a whole-tree run loads v8 on purpose.
-    const script = `
-      const { main } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'bundle', 'main.js')).href)});
-      const { Writable } = await import('node:stream');
-      const sink = new Writable({ write: (_c, _e, cb) => cb() });
-      await main({ argv: ['--demo', '--now', '2030-01-01T00:00:00Z'], stdout: sink, stderr: sink, env: {} });
-      process.stdout.write(JSON.stringify(process.moduleLoadList));`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-modules-'));
+    try {
+      const list = path.join(dir, 'modules.json');
+      const preload = path.join(dir, 'list-modules.cjs');
+      writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
+      const r = spawnSync(process.execPath, ['--require', preload, BIN, ...LAST], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(r.status, r.stderr).toBe(0);
+      const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
+      expect(loaded).toContain('NativeModule fs'); // the list is the real one
+      for (const m of ['child_process', 'v8', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${m}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('starts from the code cache the build wrote: every file `last` loads comes from it', () => {
+    const r = runReportingCache(BIN, LAST);
     expect(r.status, r.stderr).toBe(0);
-    const loaded: string[] = JSON.parse(r.stdout);
-    expect(loaded).toContain('NativeModule fs'); // the list is the real one
-    for (const m of ['child_process', 'v8', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${m}`);
+    expect(r.loaded).toBeGreaterThan(3);
+    expect(r.fromCache).toBe(r.loaded);
+  });
+
+  it('never uses a cache entry made for other text, even of the same length, and still runs', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-cache-'));
+    try {
+      cpSync(path.join(ROOT, 'bin'), path.join(dir, 'bin'), { recursive: true });
+      cpSync(BUNDLE, path.join(dir, 'dist', 'bundle'), { recursive: true });
+      cpSync(path.join(ROOT, 'fixtures'), path.join(dir, 'fixtures'), { recursive: true });
+      const bin = path.join(dir, 'bin', 'trace-delegation.cjs');
+      const expected = spawnSync(process.execPath, [BIN, ...LAST], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      // The same length, other text: V8 alone would accept the stale cache for it.
+      const chunks = readdirSync(path.join(dir, 'dist', 'bundle')).filter((f) => f.endsWith('.cjs'));
+      const file = path.join(dir, 'dist', 'bundle', chunks.find((f) => readFileSync(path.join(dir, 'dist', 'bundle', f), 'utf8').includes('"Delegation Trace:"'))!);
+      const text = readFileSync(file, 'utf8');
+      const edited = text.replace('"Delegation Trace:"', '"Delegation trace:"');
+      expect(edited).not.toBe(text);
+      expect(edited.length).toBe(text.length);
+      writeFileSync(file, edited);
+      const r = runReportingCache(bin, LAST, dir);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.fromCache).toBe(r.loaded - 1);
+      expect(r.stdout).toBe(expected.stdout.replace('Delegation Trace: ', 'Delegation trace: '));
+      // Without a cache at all, the same output.
+      rmSync(path.join(dir, 'dist', 'bundle', 'code-cache.bin'));
+      const bare = runReportingCache(bin, LAST, dir);
+      expect(bare.fromCache).toBe(0);
+      expect(bare.stdout).toBe(r.stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(ROOT, 'bin', 'trace-delegation.js');
+export const BIN = path.join(ROOT, 'bin', 'trace-delegation.cjs');
 export const FIXTURES = path.join(ROOT, 'fixtures');
 /** A fixed "now" far after every fixture, so "still running" never depends on the clock. */
 export const FIXED_NOW = '2030-01-01T00:00:00Z';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: generates (or reuses) the deterministic corpus, then measures side by side,
-// several rounds, in rotating order: the tool (--all --format json with the default threads, one
-// thread and every event in memory; and last), the seed skill's Python scan (baseline) and grep
+// several rounds, in rotating order: the tool (--all --format json with the default threads, the
+// other of one or two threads, and every event in memory; and last), the seed skill's Python scan (baseline) and grep
 // (raw-scan floor). Prints medians, ratios, peak RSS and the issue's targets, checked.
 //
 //   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
@@ -17,7 +17,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureCorpus } from './corpus.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -117,12 +117,14 @@ function measure(cmd) {
   });
 }
 
-function commandsFor(corpus, plainFiles, plainBytes) {
+function commandsFor(corpus, plainFiles, plainBytes, threads) {
   const node = process.execPath;
   const tool = (role, name, extra, note) => ({ role, name, note, file: node, node: true, args: [BIN, '--sessions', corpus.dir, '--quiet', '--fail-on', 'none', ...extra], bytes: corpus.bytes });
+  // The other thread count: one thread where the default uses several, two where it uses one.
+  const other = threads > 1 ? 1 : 2;
   return [
-    tool('full', 'trace-delegation --all --format json', ['--all', '--format', 'json'], 'full scan and report of every delegation (default threads)'),
-    tool('full-j1', '  … with --jobs 1', ['--all', '--format', 'json', '--jobs', '1'], 'the same, one thread'),
+    tool('full', 'trace-delegation --all --format json', ['--all', '--format', 'json'], `full scan and report of every delegation (default: ${threads} ${threads === 1 ? 'thread' : 'threads'} here)`),
+    { ...tool('full-jobs', `  … with --jobs ${other}`, ['--all', '--format', 'json', '--jobs', String(other)], `the same, ${other} ${other === 1 ? 'thread' : 'threads'}`), jobs: other, defaultJobs: threads },
     { ...tool('full-memory', '  … every event in memory', ['--all', '--format', 'json'], 'the same without the event index (TRACE_DELEGATION_INDEXED=0), for comparison'), env: { TRACE_DELEGATION_INDEXED: '0' } },
     tool('last', 'trace-delegation last', ['last', '--format', 'json'], 'recent-first'),
     { role: 'baseline', name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
@@ -142,13 +144,23 @@ function table(rows) {
 
 /** Role of a saved command (runs saved before roles were recorded are matched by name). */
 function roleOf(c) {
-  if (c.role) return c.role;
-  if (c.name.includes('--jobs 1')) return 'full-j1';
+  if (c.role && c.role !== 'full-j1') return c.role;
+  if (c.role === 'full-j1' || c.name.includes('--jobs 1')) return 'full-jobs'; // runs saved before --jobs 2 was measured
+  if (c.name.includes('--jobs')) return 'full-jobs';
   if (c.name.includes('in memory')) return 'full-memory';
   if (c.name.includes('last')) return 'last';
   if (c.name.startsWith('python3')) return 'baseline';
   if (c.name.startsWith('grep')) return 'floor';
   return 'full';
+}
+
+/** Two scan threads against one, whichever of them is the default here. */
+function threadsLine(other, defaultSeconds) {
+  const jobs = other.jobs ?? 1;
+  const defaults = other.defaultJobs ?? null;
+  const [one, two] = jobs === 1 ? [other.median, defaultSeconds] : [defaultSeconds, other.median];
+  const label = defaults === null ? 'default threads' : jobs === 1 ? `the default ${defaults} threads` : `${jobs} threads (the default here is ${defaults})`;
+  return `${label} ${fmt(one / two, 2)}× as fast as one`;
 }
 
 /** The table and the issue's targets, checked on the measured figures. */
@@ -173,11 +185,11 @@ function summarize(results) {
     const last = pick(s, 'last').stats;
     if (full && last)
       console.log(`${s.sizeGiB} GiB: last read ${last.files} of ${full.files} files (${fmt(last.bytes / 1e6, 0)} of ${fmt(full.bytes / 1e6, 0)} MB); in-process analysis time (stats.durationMs, no Node start-up): last ${last.durationMs} ms, full ${full.durationMs} ms = ${fmt((last.durationMs / full.durationMs) * 100, 1)}%; full report ${fmt(pick(s, 'full').outputBytes / 1e6, 0)} MB of JSON for ${full.events} delegation events`);
-    console.log(`${s.sizeGiB} GiB: full scan+report ${fmt(m('baseline') / m('full'), 1)}× faster than the baseline (target ≥ 8×: ${verdict(m('baseline') / m('full') >= 8)}); ${fmt(m('full') / m('floor'), 2)}× the grep floor (target ≤ 3×: ${verdict(m('full') / m('floor') <= 3)}); last takes ${fmt((m('last') / m('full')) * 100, 1)}% of a full scan (target < 10%: ${verdict(m('last') / m('full') < 0.1)}); default threads ${fmt(m('full-j1') / m('full'), 2)}× faster than one`);
+    console.log(`${s.sizeGiB} GiB: full scan+report ${fmt(m('baseline') / m('full'), 1)}× faster than the baseline (target ≥ 8×: ${verdict(m('baseline') / m('full') >= 8)}); ${fmt(m('full') / m('floor'), 2)}× the grep floor (target ≤ 3×: ${verdict(m('full') / m('floor') <= 3)}); last takes ${fmt((m('last') / m('full')) * 100, 1)}% of a full scan (target < 10%: ${verdict(m('last') / m('full') < 0.1)}); ${threadsLine(pick(s, 'full-jobs'), m('full'))}`);
   }
   const bySize = new Map(results.sizes.map((s) => [s.sizeGiB, s]));
   if (bySize.has(1) && bySize.has(4)) {
-    for (const role of ['full', 'full-j1', 'full-memory', 'last']) {
+    for (const role of ['full', 'full-jobs', 'full-memory', 'last']) {
       const a = pick(bySize.get(1), role)?.peakRssMb;
       const b = pick(bySize.get(4), role)?.peakRssMb;
       if (a && b) console.log(`peak RSS of ${pick(bySize.get(1), role).name.trim()}: ${fmt(a, 0)} MB at 1 GiB, ${fmt(b, 0)} MB at 4 GiB = ${fmt(b / a, 3)}× (target ≤ 1.2× and < 250 MB: ${verdict(b / a <= 1.2 && b < 250)})`);
@@ -196,7 +208,10 @@ const log = (s) => process.stderr.write(`${s}\n`);
 if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('build first: npm run build (npm run bench does it)');
 
 log(`trace-delegation benchmark: sizes ${args.sizes.join(', ')} GiB, ${args.reps} rounds, ${cpus().length} cores, node ${process.version}, peak RSS via ${hasGnuTime ? '/usr/bin/time' : 'process.resourceUsage()'}`);
-const results = { when: new Date().toISOString(), node: process.version, cores: cpus().length, rounds: args.reps, sizes: [] };
+// The tool's default thread count on this machine (dist/ is built: checked above).
+const { defaultJobs } = await import(pathToFileURL(path.join(ROOT, 'dist', 'journal', 'parallel.js')).href);
+const threads = defaultJobs();
+const results = { when: new Date().toISOString(), node: process.version, cores: cpus().length, defaultJobs: threads, rounds: args.reps, sizes: [] };
 for (const size of args.sizes) {
   log(`\n== ${size} GiB corpus`);
   const corpus = ensureCorpus({ root: CORPUS_ROOT, sizeGiB: size, seed: args.seed, log });
@@ -204,7 +219,7 @@ for (const size of args.sizes) {
   const files = listFiles(corpus.dir);
   const plainFiles = files.filter((f) => f.endsWith('.jsonl'));
   const plainBytes = plainFiles.reduce((n, f) => n + statSync(f).size, 0);
-  const cmds = commandsFor(corpus, plainFiles, plainBytes);
+  const cmds = commandsFor(corpus, plainFiles, plainBytes, threads);
   const times = new Map(cmds.map((c) => [c.name, []]));
   const rss = new Map(cmds.map((c) => [c.name, []]));
   log('warm-up (page cache, one untimed run each)…');
@@ -227,7 +242,7 @@ for (const size of args.sizes) {
   const sizeResult = { sizeGiB: size, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
   for (const c of cmds) {
     const peak = rss.get(c.name).length ? Math.max(...rss.get(c.name)) : null;
-    sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null });
+    sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, jobs: c.jobs, defaultJobs: c.defaultJobs, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null });
   }
   results.sizes.push(sizeResult);
 }

@@ -35,7 +35,7 @@ export interface AnalyzeOptions {
   onFile?: (done: number, total: number, bytes: number) => void;
   /** Alternative scanner; by default large inputs are read on worker threads (see `jobs`). */
   scan?: (files: JournalFile[]) => Promise<ScanResult>;
-  /** Threads for large scans (default: the available cores, at most 4); 1 reads in this thread only. */
+  /** Threads for large scans (default: one less than the cores, 1 to 4); 1 reads in this thread only. */
   jobs?: number;
   /** `last` reads only the files modified since the newest delegation started (default true). */
   recentFirst?: boolean;

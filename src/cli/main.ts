@@ -36,7 +36,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('-q, --quiet', 'no progress output (nor the --follow notice)')
     .option('--follow', 'replay the journals, then watch them: print each delegation when it completes (Ctrl-C to stop)')
-    .option('--jobs <n>', 'threads for large scans (default: the available cores, at most 4)')
+    .option('--jobs <n>', 'threads for large scans (default: one less than the cores, 1 to 4)')
     .option('--contract <plan>', 'hold the delegation to a contract plan (YAML or JSON): adds contract-… findings')
     .action(async (target: string | undefined, flags: ReportFlags & { contract?: string }) => {
       const contract = flags.contract ? await loadContractForTrace(flags.contract, io) : {};

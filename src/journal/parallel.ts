@@ -27,7 +27,7 @@ interface GroupResult {
 }
 
 export interface ParallelScanOptions extends ScanOptions {
-  /** Threads to scan with; 1 scans in this thread. Default: the available cores, at most MAX_DEFAULT_JOBS. */
+  /** Threads to scan with; 1 scans in this thread. Default: defaultJobs(). */
   jobs?: number;
   /** Below this many bytes on disk, starting workers costs more than it saves. */
   minParallelBytes?: number;
@@ -43,14 +43,17 @@ const WORKER_QUEUE = 3;
 const GZIP_WEIGHT = 5;
 
 /**
- * Each scan thread holds its own heap: measured on the 4 GiB benchmark tree, 4 threads peaked at
- * 174 MB and 8 at 297 MB, over the 250 MB budget (docs/performance.md). Past 4 threads the scan is
- * a small part of the run (the report is written by one thread), so more would buy little.
+ * Scan threads by default: one core less than the machine has, at most 4. The spare core is
+ * not idle during a scan: libuv's pool inflates archives, and V8 marks, sweeps and optimizes
+ * code on background threads. On the 2-core benchmark VM a second scan thread was 0.93–1.02×
+ * as fast at 1 GiB and 1.07× at 4 GiB, for 16–27 MB more at the peak. Each scan thread holds its
+ * own heap: on the 4 GiB tree 8 threads peaked at 297 MB and 4 at 174 MB, and past 4 the scan
+ * is a small part of the run (the report is written by one thread). docs/performance.md.
  */
 export const MAX_DEFAULT_JOBS = 4;
 
-export function defaultJobs(): number {
-  return Math.max(1, Math.min(MAX_DEFAULT_JOBS, availableParallelism()));
+export function defaultJobs(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(MAX_DEFAULT_JOBS, cores - 1));
 }
 
 /** Files of one `<sid>.jsonl` / `<sid>.jsonl.gz` pair, scanned together so duplicates drop out. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverJournals } from '../../src/journal/discover.js';
-import { scanJournalsParallel } from '../../src/journal/parallel.js';
+import { defaultJobs, scanJournalsParallel } from '../../src/journal/parallel.js';
 import { scanJournals } from '../../src/journal/scan.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
@@ -63,6 +63,12 @@ async function both(root: string, jobs: number) {
   const parallel = await scanJournalsParallel(files, { jobs, minParallelBytes: 0, onPlan: (p) => (plan = p) });
   return { files, sequential, parallel, plan };
 }
+
+describe('defaultJobs', () => {
+  it('leaves one core to the runtime\'s own threads (archives, collector, compiler), from 1 to 4 scan threads', () => {
+    expect([1, 2, 3, 4, 5, 8, 64].map((cores) => defaultJobs(cores))).toEqual([1, 1, 2, 3, 4, 4, 4]);
+  });
+});
 
 describe('scanJournalsParallel', () => {
   it('finds the compiled worker (built by `npm test` / `npx tsc -p .`)', () => {

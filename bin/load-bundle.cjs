@@ -5,7 +5,8 @@
 // no compile cache of its own for modules (module.enableCompileCache is Node 22).
 //
 // V8 checks the cache against its version and flags, but for the source it compares only the
-// length: each file's entry also records a checksum of its text, and a cache for other text is
+// length, and a release build does not verify the cached bytes: each file's entry also records a
+// checksum of its text and one of its cached bytes, and an entry for other text, or damaged, is
 // never used. A rejected or missing cache only means compiling as usual.
 //
 // TRACE_DELEGATION_CODE_CACHE: `write` (the build) saves the cache of the files this run loaded,
@@ -33,6 +34,13 @@ function checksum(s) {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+/** FNV-1a of the cached bytes: a damaged cache must be compiled around, never deserialized. */
+function bytesChecksum(b) {
+  let h = 0x811c9dc5 ^ b.length;
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 16777619);
+  return h >>> 0;
+}
+
 /** The cache file: a 4-byte header length, a JSON header (name → checksum, offset, size), the data. */
 function readCache(file) {
   try {
@@ -41,7 +49,7 @@ function readCache(file) {
     const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLength));
     const body = 4 + headerLength;
     const entries = new Map();
-    for (const [name, e] of Object.entries(header.files)) entries.set(name, { sum: e.sum, data: bytes.subarray(body + e.at, body + e.at + e.size) });
+    for (const [name, e] of Object.entries(header.files)) entries.set(name, { sum: e.sum, dataSum: e.dataSum, data: bytes.subarray(body + e.at, body + e.at + e.size) });
     return entries;
   } catch {
     return new Map(); // absent or unreadable: compile as usual
@@ -54,7 +62,7 @@ function writeCache(file, scripts) {
   let at = 0;
   for (const { name, sum, script } of scripts) {
     const data = script.createCachedData();
-    files[name] = { sum, at, size: data.length };
+    files[name] = { sum, dataSum: bytesChecksum(data), at, size: data.length };
     parts.push(data);
     at += data.length;
   }
@@ -83,7 +91,7 @@ function loadBundle(dir, mode = process.env.TRACE_DELEGATION_CODE_CACHE) {
     const source = readFileSync(file, 'utf8');
     const sum = checksum(source);
     const entry = cache.get(name);
-    const cachedData = entry && entry.sum === sum ? entry.data : undefined;
+    const cachedData = entry && entry.sum === sum && entry.dataSum === bytesChecksum(entry.data) ? entry.data : undefined;
     // The bundle uses require() only: import() has no loader in a vm.Script on Node 20.
     const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
     if (cachedData && !script.cachedDataRejected) fromCache++;

@@ -76,7 +76,7 @@ describe('CLI bundle', () => {
     expect(r.fromCache).toBe(r.loaded);
   });
 
-  it('never uses a cache entry made for other text, even of the same length, and still runs', () => {
+  it('never uses a cache entry made for other text (even of the same length) or damaged, and still runs', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'td-cache-'));
     try {
       cpSync(path.join(ROOT, 'bin'), path.join(dir, 'bin'), { recursive: true });
@@ -96,6 +96,17 @@ describe('CLI bundle', () => {
       expect(r.status, r.stderr).toBe(0);
       expect(r.fromCache).toBe(r.loaded - 1);
       expect(r.stdout).toBe(expected.stdout.replace('Delegation Trace: ', 'Delegation trace: '));
+      // A damaged cache (one byte of one entry's code) is compiled around, not deserialized.
+      const cacheFile = path.join(dir, 'dist', 'bundle', 'code-cache.bin');
+      const cache = readFileSync(cacheFile);
+      const header = JSON.parse(cache.toString('utf8', 4, 4 + cache.readUInt32LE(0))) as { files: Record<string, { at: number; size: number }> };
+      const main = header.files['main.cjs'];
+      cache[4 + cache.readUInt32LE(0) + main.at + Math.floor(main.size / 2)] ^= 0xff;
+      writeFileSync(cacheFile, cache);
+      const damaged = runReportingCache(bin, LAST, dir);
+      expect(damaged.status, damaged.stderr).toBe(0);
+      expect(damaged.fromCache).toBe(damaged.loaded - 2);
+      expect(damaged.stdout).toBe(r.stdout);
       // Without a cache at all, the same output.
       rmSync(path.join(dir, 'dist', 'bundle', 'code-cache.bin'));
       const bare = runReportingCache(bin, LAST, dir);

@@ -108,7 +108,13 @@ function loadBundle(dir, mode = process.env.TRACE_DELEGATION_CODE_CACHE) {
   const exports = load(path.join(dir, 'main.cjs'));
   const done = (finished) =>
     finished.finally(() => {
-      if (mode === 'write') writeCache(cacheFile, scripts);
+      if (mode === 'write') {
+        try {
+          writeCache(cacheFile, scripts);
+        } catch (err) {
+          process.stderr.write(`trace-delegation: the code cache was not written (${err.message}).\n`);
+        }
+      }
       if (mode === 'report') process.stderr.write(`code cache: ${fromCache} of ${scripts.length} files\n`);
     });
   return { exports, done };

@@ -2,7 +2,7 @@
 // present, from V8's code cache (bin/load-bundle.cjs). The bundle must behave exactly as the
 // compiled modules it is made from.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -112,6 +112,12 @@ describe('CLI bundle', () => {
       const bare = runReportingCache(bin, LAST, dir);
       expect(bare.fromCache).toBe(0);
       expect(bare.stdout).toBe(r.stdout);
+      // A cache that cannot be written (here a folder in its place) is one line on stderr, not a failure.
+      mkdirSync(cacheFile);
+      const unwritable = spawnSync(process.execPath, [bin, ...LAST], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_CODE_CACHE: 'write' } });
+      expect(unwritable.status).toBe(0);
+      expect(unwritable.stdout).toBe(r.stdout);
+      expect(unwritable.stderr).toMatch(/^trace-delegation: the code cache was not written \(EISDIR[^\n]*\)\.\n$/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,8 +1,8 @@
 'use strict';
 // Loads the bundled CLI (dist/bundle/*.cjs, built by scripts/bundle.mjs) with V8's code cache:
 // the bytecode of what a short command runs, saved at build time, so that each start skips most
-// of the parsing and compiling (≈ 20 ms of `last`'s ≈ 210 ms, docs/performance.md). Node 20 has
-// no compile cache of its own for modules (module.enableCompileCache is Node 22).
+// of the parsing and compiling (≈ 10 ms of `last`'s ≈ 200 ms, docs/performance.md#start-up).
+// Node 20 has no compile cache of its own for modules (module.enableCompileCache is Node 22).
 //
 // V8 checks the cache against its version and flags, but for the source it compares only the
 // length, and a release build does not verify the cached bytes: each file's entry also records a

@@ -6,6 +6,17 @@
 const { existsSync } = require('node:fs');
 const path = require('node:path');
 
+// Output that cannot be written is not a crash. A reader that stops early (`| head`, a closed
+// pager) is normal: stop at once and quietly, as the reader expects. Anything else (a full disk)
+// is one sentence and exit 2. Without a listener, Node prints the stream's error as a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (stream !== process.stderr) process.stderr.write(`trace-delegation: cannot write the output (${err.message}).\n`);
+    process.exit(2);
+  });
+}
+
 const bundle = path.join(__dirname, '..', 'dist', 'bundle');
 const loaded = existsSync(path.join(bundle, 'main.cjs')) ? require('./load-bundle.cjs').loadBundle(bundle) : null;
 const entry = loaded ? Promise.resolve(loaded.exports) : import('../dist/cli/main.js');

@@ -14,7 +14,7 @@ const HELP_FOOTER = `
 Targets: a delegation id, a unique prefix of one, a parent run id, a session id, or last
 (the default). Use - or --stdin to read one journal from standard input.
 
-Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage or input error.
+Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error.
 check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.`;
 
 function buildProgram(io: CliIO, result: { code: number }): Command {

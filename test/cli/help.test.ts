@@ -12,6 +12,6 @@ describe('--help', () => {
 
   it('documents the exit codes', async () => {
     const r = await runMain(['--help']);
-    expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage or input error.');
+    expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error.');
   });
 });

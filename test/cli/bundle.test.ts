@@ -99,9 +99,9 @@ describe('CLI bundle', () => {
       // A damaged cache (one byte of one entry's code) is compiled around, not deserialized.
       const cacheFile = path.join(dir, 'dist', 'bundle', 'code-cache.bin');
       const cache = readFileSync(cacheFile);
-      const header = JSON.parse(cache.toString('utf8', 4, 4 + cache.readUInt32LE(0))) as { files: Record<string, { at: number; size: number }> };
-      const main = header.files['main.cjs'];
-      cache[4 + cache.readUInt32LE(0) + main.at + Math.floor(main.size / 2)] ^= 0xff;
+      const header = JSON.parse(cache.toString('latin1', 4, 4 + cache.readUInt32LE(0))) as { files: Record<string, { at: number; size: number }> };
+      const { at, size } = header.files['main.cjs'];
+      cache[4 + cache.readUInt32LE(0) + at + Math.floor(size / 2)] ^= 0xff;
       writeFileSync(cacheFile, cache);
       const damaged = runReportingCache(bin, LAST, dir);
       expect(damaged.status, damaged.stderr).toBe(0);

@@ -46,7 +46,7 @@ const GZIP_WEIGHT = 5;
  * Scan threads by default: one core less than the machine has, at most 4. The spare core is
  * not idle during a scan: libuv's pool inflates archives, and V8 marks, sweeps and optimizes
  * code on background threads. On the 2-core benchmark VM a second scan thread was 0.85–1.02×
- * as fast at 1 GiB and 1.07–1.09× at 4 GiB, for 16–33 MB more at the peak. Each scan thread holds its
+ * as fast at 1 GiB and 0.98–1.09× at 4 GiB, for 16–33 MB more at the peak. Each scan thread holds its
  * own heap: on the 4 GiB tree 8 threads peaked at 297 MB and 4 at 174 MB, and past 4 the scan
  * is a small part of the run (the report is written by one thread). docs/performance.md.
  */

@@ -17,10 +17,9 @@ const { readFileSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
 const vm = require('node:vm');
+const { crc32 } = require('node:zlib');
 
 const CACHE_NAME = 'code-cache.bin';
-
-const { crc32 } = require('node:zlib');
 
 /** The cache file: a 4-byte header length, a JSON header (file name → CRCs, offset, size), the cached bytes. */
 function readCache(file) {
@@ -41,9 +40,9 @@ function writeCache(file, scripts) {
   const files = {};
   const parts = [];
   let at = 0;
-  for (const { name, text, script } of scripts) {
+  for (const { name, textCrc, script } of scripts) {
     const data = script.createCachedData();
-    files[name] = { textCrc: crc32(text), dataCrc: crc32(data), at, size: data.length };
+    files[name] = { textCrc, dataCrc: crc32(data), at, size: data.length };
     parts.push(data);
     at += data.length;
   }
@@ -70,12 +69,13 @@ function loadBundle(dir, mode = process.env.TRACE_DELEGATION_CODE_CACHE) {
     if (known) return known.exports;
     const name = path.basename(file);
     const text = readFileSync(file);
+    const textCrc = crc32 ? crc32(text) : 0;
     const entry = cache.get(name);
-    const cachedData = entry && crc32(text) === entry.textCrc && crc32(entry.data) === entry.dataCrc ? entry.data : undefined;
+    const cachedData = entry && textCrc === entry.textCrc && crc32(entry.data) === entry.dataCrc ? entry.data : undefined;
     // The bundle uses require() only: import() has no loader in a vm.Script on Node 20.
     const script = new vm.Script(Module.wrap(text.toString('utf8')), { filename: file, cachedData });
     if (cachedData && !script.cachedDataRejected) fromCache++;
-    scripts.push({ name, text, script });
+    scripts.push({ name, textCrc, script });
     const module = { exports: {} };
     modules.set(file, module);
     const outside = Module.createRequire(file);
@@ -100,4 +100,4 @@ function loadBundle(dir, mode = process.env.TRACE_DELEGATION_CODE_CACHE) {
   return { exports, done };
 }
 
-module.exports = { loadBundle, CACHE_NAME };
+module.exports = { loadBundle };

@@ -42,10 +42,9 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
   const display = displayPaths(cwd);
   const found = new Map<string, string>(); // real path → the path it is read under
   const realDirs = new Map<string, string>();
-  // Layout entries whose directory listing said "symbolic link"; other paths need an lstat to tell.
-  const links = new Set<string>();
-  const listed = new Set<string>();
-  const linked = (p: string) => (listed.has(p) ? links.has(p) : isLink(p));
+  // Whether a layout entry is a link, as its folder listing said; other paths need an lstat to tell.
+  const listedLink = new Map<string, boolean>();
+  const linked = (p: string) => listedLink.get(p) ?? isLink(p);
   for (const root of roots) {
     const abs = path.resolve(cwd, root);
     let paths: string[];
@@ -57,8 +56,12 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
       if (kind === 'unreadable') throw new InputError(`sessions root ${root} cannot be read (permission denied)`);
       if (kind === 'loop') throw new InputError(`sessions root ${root} is a loop of symbolic links`);
       // The layouts have a fixed depth, so following links cannot loop forever.
-      paths = kind === 'file' ? [abs] : layoutJournals(abs, (dir) => unreadable.push(display(dir)), links);
-      if (kind !== 'file') for (const p of paths) listed.add(p);
+      if (kind === 'file') paths = [abs];
+      else {
+        const links = new Set<string>();
+        paths = layoutJournals(abs, (dir) => unreadable.push(display(dir)), links);
+        for (const p of paths) listedLink.set(p, links.has(p));
+      }
     }
     for (const p of paths) {
       const real = realPathOf(p, linked(p), realDirs);

@@ -2,9 +2,9 @@
 // offset, length, line number) and the ids that link it to other events, as numbers in typed
 // arrays: about 85 bytes an event, ids and preview hashes included, instead of a parsed object
 // (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are copied outside
-// the JS heap, one block per chunk. Columns grow in fixed pages (paged.ts). Events linked by an id (same delegation, sub-run, parent run,
-// retry or marker run) form one component; the report re-reads one component's lines at a
-// time (model/component-stream.ts).
+// the JS heap, one block per chunk. Columns grow in fixed pages (paged.ts). Events linked by an
+// id (same delegation, sub-run, parent run, retry or marker run) form one component; the report
+// re-reads one component's lines at a time (model/component-stream.ts).
 import { hash53, NumberTable, windowHash } from './id-hash.js';
 import { PagedColumn } from './paged.js';
 import { MIN_SUBSTRING, withoutTruncationMark } from './preview.js';

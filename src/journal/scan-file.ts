@@ -78,10 +78,12 @@ export function isCandidateLine(buf: Buffer, start: number, end: number): boolea
   return FALLBACK_NEEDLES.some((n) => line.indexOf(n) !== -1);
 }
 
-// node:crypto is loaded on the first `<sid>.jsonl` / `.jsonl.gz` pair: most trees have none, and
-// every command would pay for loading it.
+// Modules some scans need are required on first use (not import(): the CLI bundle is compiled by
+// vm.Script). node:crypto is loaded on the first `<sid>.jsonl` / `.jsonl.gz` pair: most trees
+// have none, and every command would pay for loading it.
+const requireHere = createRequire(import.meta.url);
 let crypto: typeof import('node:crypto') | undefined;
-const sha1 = () => (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash('sha1');
+const sha1 = () => (crypto ??= requireHere('node:crypto') as typeof import('node:crypto')).createHash('sha1');
 
 export function emptyStats(display: string, fileIndex: number): FileStats {
   return {
@@ -323,8 +325,7 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   }
   if (isGzipPath(input.path)) {
     const source = createReadStream(input.path, { highWaterMark: READ_SIZE });
-    // Loaded for the first archive only; require, not import(): the bundle is compiled by vm.Script.
-    const { createGunzip } = createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib');
+    const { createGunzip } = requireHere('node:zlib') as typeof import('node:zlib');
     const gunzip = createGunzip({ chunkSize: READ_SIZE });
     source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
     return scanStream(source.pipe(gunzip), input, stats);

@@ -213,13 +213,18 @@ function statKind(p: string): 'missing' | 'unreadable' | 'loop' | 'file' | 'dir'
 
 /** `<dir>/<sid>.jsonl[.gz]` → `<sid>`: Astra names each journal after its session. */
 export function sessionIdOfPath(p: string): string {
-  return path.basename(p).replace(/\.gz$/, '').replace(/\.jsonl$/, '');
+  return withoutJournalSuffix(path.basename(p));
+}
+
+/** `x.jsonl.gz` and `x.jsonl` → `x` (by slicing: regexes cost every start ≈ 1 ms over a tree's paths). */
+function withoutJournalSuffix(p: string): string {
+  const stem = p.endsWith('.gz') ? p.slice(0, -3) : p;
+  return stem.endsWith('.jsonl') ? stem.slice(0, -6) : stem;
 }
 
 export function toJournalFile(p: string, cwd: string, display = displayPaths(cwd)): JournalFile {
   // The path without `.jsonl[.gz]` (paths here are resolved): the same for both files of a pair.
-  const stem = p.endsWith('.gz') ? p.slice(0, -3) : p;
-  const pairKey = stem.endsWith('.jsonl') ? stem.slice(0, -6) : stem;
+  const pairKey = withoutJournalSuffix(p);
   return { path: p, display: display(p), sessionId: sessionIdOfPath(p), pairKey };
 }
 

@@ -47,21 +47,37 @@ describe('CLI bundle', () => {
     }
   });
 
-  it('does not load what `last` never uses: child_process (commander), v8, perf_hooks', () => {
+  it('does not load what `last` never uses: child_process (commander), v8, perf_hooks, fs/promises', () => {
     // Each costs 2–6 ms of every command's start-up; a whole-tree run loads v8 on purpose.
+    // fs/promises (and readline with it) comes with process.stdin, so the binary creates it on first
+    // use; file streams load it too, which a tree without .gz archives (this one) never opens.
     const dir = mkdtempSync(path.join(tmpdir(), 'td-modules-'));
     try {
       const list = path.join(dir, 'modules.json');
       const preload = path.join(dir, 'list-modules.cjs');
       writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, JSON.stringify(process.moduleLoadList)));`);
-      const r = spawnSync(process.execPath, ['--require', preload, BIN, ...LAST], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      const plainTree = ['--sessions', path.join(ROOT, 'fixtures', 'sessions', 'delegation.jsonl'), '--now', FIXED_NOW, '--fail-on', 'none'];
+      const r = spawnSync(process.execPath, ['--require', preload, BIN, ...plainTree], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
       expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('Delegation Trace:');
       const loaded: string[] = JSON.parse(readFileSync(list, 'utf8'));
       expect(loaded).toContain('NativeModule fs'); // the list is the real one
-      for (const m of ['child_process', 'v8', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${m}`);
+      for (const m of ['child_process', 'v8', 'perf_hooks', 'fs/promises', 'internal/fs/promises', 'internal/readline/interface']) expect(loaded).not.toContain(`NativeModule ${m}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('reads standard input through the binary, which creates process.stdin only when asked', async () => {
+    const journal = readFileSync(path.join(ROOT, 'fixtures', 'sessions', 'delegation.jsonl'));
+    const r = await runBin(['--stdin', '--format', 'json'], { input: journal });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.delegations).toHaveLength(1);
+    expect(report.delegations[0].files).toEqual(['<stdin>']);
+    const list = await runBin(['list', '--stdin'], { input: journal });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain(report.delegations[0].id.slice(0, 13));
   });
 
   it('has no import(): a vm.Script has no loader for it on Node 20, so lazy modules are required', () => {

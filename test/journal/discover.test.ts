@@ -132,6 +132,14 @@ describe('toJournalFile', () => {
   it('derives the session id from <sid>.jsonl and <sid>.jsonl.gz', () => {
     expect(toJournalFile('/x/abc.jsonl.gz', '/y').sessionId).toBe('abc');
     expect(toJournalFile('/x/abc.jsonl', '/x')).toMatchObject({ sessionId: 'abc', display: 'abc.jsonl' });
+    // Files named on the command line may have any name: only the journal suffixes are dropped, once.
+    expect(toJournalFile('/x/abc.log', '/x').sessionId).toBe('abc.log');
+    expect(toJournalFile('/x/abc.gz', '/x').sessionId).toBe('abc');
+    expect(toJournalFile('/x/abc.jsonl.jsonl', '/x').sessionId).toBe('abc.jsonl');
+    expect(toJournalFile('/x/.jsonl', '/x').sessionId).toBe('');
+    // Both files of a pair share a key; files of the same name in other folders do not.
+    expect(toJournalFile('/x/abc.jsonl.gz', '/x').pairKey).toBe(toJournalFile('/x/abc.jsonl', '/x').pairKey);
+    expect(toJournalFile('/y/abc.jsonl', '/x').pairKey).not.toBe(toJournalFile('/x/abc.jsonl', '/x').pairKey);
     // Display paths: relative below the working directory, as given elsewhere (as path.relative would say).
     for (const [p, cwd, shown] of [
       ['/x/v1/users/a/sessions/s.jsonl', '/x', 'v1/users/a/sessions/s.jsonl'],

@@ -88,6 +88,8 @@ export interface ReportSource {
   items(): Iterable<ReportItem>;
   /** Limits lines known only once every item was read. */
   lateNotes?(): string[];
+  /** How far items() has got, in units of work (`last` and small reports have none). */
+  progress?(): { done: number; total: number };
 }
 
 /** What a report is built from: the scan, every delegation, the selected ones, and how long it took. */
@@ -132,6 +134,7 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
       const n = stream.changedLines();
       return n ? [changedLinesNote(n)] : [];
     },
+    progress: stream.progress,
   };
 }
 
@@ -220,9 +223,18 @@ export interface ReportSelection {
 }
 
 /** Runs the checks on the selected delegations and builds the report document (analyze, --follow). */
-export function buildTraceReport(scan: ScanResult, selection: ReportSelection, options: AnalyzeOptions, context: { notes?: string[]; began?: number } = {}): TraceReport {
+export function buildTraceReport(
+  scan: ScanResult,
+  selection: ReportSelection,
+  options: AnalyzeOptions,
+  context: { notes?: string[]; began?: number; onDelegation?: (checked: number) => void } = {},
+): TraceReport {
   const assembler = new ReportAssembler(scan, selection, options, context);
-  const delegations = selection.selected.map((d) => assembler.delegationReport(d, selection.delegations));
+  const delegations = selection.selected.map((d, i) => {
+    const r = assembler.delegationReport(d, selection.delegations);
+    context.onDelegation?.(i + 1);
+    return r;
+  });
   return { ...assembler.head(), delegations, ...assembler.tail() };
 }
 

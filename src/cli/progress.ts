@@ -1,10 +1,15 @@
 import type { Writable } from 'node:stream';
 import { monotonicMs } from '../journal/time.js';
 
-/** A progress line for long scans: files and bytes done, throughput. Written to a TTY only. */
+/**
+ * A progress line for long runs, written to a TTY only: while scanning, files and bytes done and
+ * throughput; then, while the report is written to a file or pipe, the delegations reported.
+ */
 export interface Progress {
   /** Matches AnalyzeOptions.onFile. */
   onFile: (done: number, total: number, bytes: number) => void;
+  /** `delegations` reported so far; `done` of `total` units of work (total 0: unknown). */
+  onReport: (delegations: number, done: number, total: number) => void;
   /** Erases the line (call before anything else is printed). */
   finish: () => void;
 }
@@ -36,6 +41,13 @@ export function progressLine(done: number, total: number, bytes: number, elapsed
   return `[${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}] ${done}/${total} files  ${formatBytes(bytes)}  ${rate}/s`;
 }
 
+/** The report phase's line: `[########------------] 2371 delegations reported  40%`. */
+export function reportLine(delegations: number, done: number, total: number): string {
+  const filled = total > 0 ? Math.min(BAR, Math.floor((done / total) * BAR)) : 0;
+  const share = total > 0 ? `  ${Math.min(100, Math.floor((done / total) * 100))}%` : '';
+  return `[${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}] ${delegations} ${delegations === 1 ? 'delegation' : 'delegations'} reported${share}`;
+}
+
 /**
  * Returns a progress reporter when `stream` is a terminal and the user did not ask for quiet;
  * otherwise null, so pipes, files and CI logs never see carriage returns.
@@ -49,19 +61,27 @@ export function createProgress(stream: Writable & { isTTY?: boolean }, options: 
   const began = now();
   let lastDraw = -Infinity;
   let width = 0;
+  /** Draws `line()` unless too early or too soon after the last draw (`last`: the final state, always drawn). */
+  const draw = (last: boolean, line: (elapsedMs: number) => string) => {
+    const t = now();
+    if (t - began < delayMs || (t - lastDraw < intervalMs && !last)) return;
+    lastDraw = t;
+    const text = line(t - began);
+    // Pad over a longer previous line instead of using escape codes every terminal may not know.
+    stream.write(`\r${text.padEnd(width)}`);
+    width = text.length;
+  };
   return {
     onFile(done, total, bytes) {
-      const t = now();
-      if (t - began < delayMs || (t - lastDraw < intervalMs && done < total)) return;
-      lastDraw = t;
-      const text = progressLine(done, total, bytes, t - began);
-      // Pad over a longer previous line instead of using escape codes every terminal may not know.
-      stream.write(`\r${text.padEnd(width)}`);
-      width = text.length;
+      draw(done >= total, (elapsedMs) => progressLine(done, total, bytes, elapsedMs));
+    },
+    onReport(delegations, done, total) {
+      draw(false, () => reportLine(delegations, done, total));
     },
     finish() {
       if (width > 0) stream.write(`\r${' '.repeat(width)}\r`);
       width = 0;
+      lastDraw = Number.NEGATIVE_INFINITY; // the line is blank: the next phase's first update draws at once
     },
   };
 }

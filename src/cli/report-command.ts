@@ -7,7 +7,7 @@ import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
 import { resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
-import { createProgress } from './progress.js';
+import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
 
 export interface ReportFlags extends ScanFlags {
@@ -52,6 +52,15 @@ function parseOutputs(specs: string[] = [], { FORMATTERS, FORMAT_NAMES }: Format
     if (!FORMATTERS[name]) throw new UsageError(`unknown format ${name} in --output (choose from ${FORMAT_NAMES().join(', ')})`);
     return [name, s.slice(i + 1)];
   });
+}
+
+/**
+ * The report phase's progress, when the scan's is shown and the report goes to a file or a pipe:
+ * on a terminal the report itself shows how far it got, and a progress line would cut into it.
+ */
+function reportProgress(progress: Progress | null, io: CliIO): ((delegations: number, share?: { done: number; total: number }) => void) | undefined {
+  if (!progress || io.stdout.isTTY) return undefined;
+  return (n, share) => progress.onReport(n, share?.done ?? 0, share?.total ?? 0);
 }
 
 export async function runReport(target: string | undefined, flags: ReportFlags, io: CliIO, extra: Partial<AnalyzeOptions> = {}): Promise<number> {
@@ -104,7 +113,12 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     } finally {
       progress?.finish();
     }
-    return writeReportStream(io.stdout, flags.format, source, analyzeOptions, ctx);
+    const onReport = reportProgress(progress, io);
+    try {
+      return await writeReportStream(io.stdout, flags.format, source, analyzeOptions, ctx, onReport && ((n) => onReport(n, source.progress?.())));
+    } finally {
+      progress?.finish();
+    }
   }
   let prepared: PreparedAnalysis;
   try {
@@ -113,7 +127,14 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     progress?.finish();
   }
   const { FORMATTERS } = registry;
-  const report = buildTraceReport(prepared.scan, prepared, analyzeOptions, prepared);
+  const onReport = reportProgress(progress, io);
+  const total = prepared.selected.length;
+  let report: TraceReport;
+  try {
+    report = buildTraceReport(prepared.scan, prepared, analyzeOptions, { ...prepared, onDelegation: onReport && ((n) => onReport(n, { done: n, total })) });
+  } finally {
+    progress?.finish();
+  }
   io.stdout.write(FORMATTERS[flags.format](report, ctx));
   for (const [name, file] of outputs) {
     try {

@@ -73,8 +73,18 @@ function asArrayElement(value: unknown): string {
   return s.slice(WRAP_HEAD, s.length - WRAP_TAIL);
 }
 
-/** Writes the report in `format` (json or text) as it is built; returns the exit code. */
-export async function writeReportStream(stream: Writable, format: string, prepared: ReportSource, options: AnalyzeOptions, ctx: FormatContext): Promise<number> {
+/**
+ * Writes the report in `format` (json or text) as it is built; returns the exit code.
+ * `onDelegation` hears how many delegations have been written so far.
+ */
+export async function writeReportStream(
+  stream: Writable,
+  format: string,
+  prepared: ReportSource,
+  options: AnalyzeOptions,
+  ctx: FormatContext,
+  onDelegation?: (written: number) => void,
+): Promise<number> {
   const assembler = new ReportAssembler(prepared.scan, prepared, options, prepared);
   const out = new ChunkedWriter(stream);
   const min = ctx.failOn === 'none' ? Number.POSITIVE_INFINITY : SEVERITY_RANK[ctx.failOn];
@@ -100,6 +110,7 @@ export async function writeReportStream(stream: Writable, format: string, prepar
     for (const r of reports()) {
       const flushing = out.write(`${count > 1 ? ',\n' : around({})[0].slice(0, -4)}${asArrayElement(r)}`);
       if (flushing) await flushing; // `await undefined` would still cost a turn of the microtask queue
+      onDelegation?.(count);
     }
     if (count === 0) await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
     else await out.write(`${around(assembler.tail())[1]}\n`);
@@ -107,6 +118,7 @@ export async function writeReportStream(stream: Writable, format: string, prepar
     for (const r of reports()) {
       const flushing = out.write(`${count > 1 ? '\n\n' : ''}${delegationBlock(r, ctx)}`);
       if (flushing) await flushing;
+      onDelegation?.(count);
     }
     if (count === 0) await out.write('No delegation found.'); // --all over a tree without one
     const { limits } = assembler.tail();

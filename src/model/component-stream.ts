@@ -211,6 +211,8 @@ export interface ComponentStream {
   items: Iterable<ReportItem>;
   /** Lines that could not be read back as the event the scan saw (after items is consumed). */
   changedLines: () => number;
+  /** Components read so far, of all of them: how far `items` has got. */
+  progress: () => { done: number; total: number };
 }
 
 /**
@@ -221,6 +223,7 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
   const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files);
   // Components holding a delegation the caller keeps: their lookups must outlive the stream.
   const kept = new Set<Delegation[]>();
+  let materialized = 0;
   function* items(): Generator<ReportItem> {
     // A k-way merge: a delegation is due once no unread component can hold an earlier one.
     let pending: ReportItem[] = [];
@@ -242,6 +245,7 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
       }
       if (!bound) break;
       const all = m.materialize(c);
+      materialized = c + 1;
       if (all.length) left.set(all, all.length);
       else forgetScan(all);
       pending = pending.slice(head).concat(all.map((delegation) => ({ delegation, all })));
@@ -250,7 +254,7 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
     }
     m.close();
   }
-  return { items: items(), changedLines: () => m.changedLines };
+  return { items: items(), changedLines: () => m.changedLines, progress: () => ({ done: materialized, total: m.count }) };
 }
 
 /** Components holding a preview equal to a text, or (40+ units) starting at some position of one. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { createProgress, formatBytes, progressLine } from '../../src/cli/progress.js';
+import { createProgress, formatBytes, progressLine, reportLine } from '../../src/cli/progress.js';
 import { FIXED_NOW, FIXTURES, ROOT, runBin } from '../helpers/cli.js';
 
 /** A writable that says it is a terminal (or not) and keeps what was written. */
@@ -53,12 +53,40 @@ describe('createProgress', () => {
     expect(err.text).not.toContain('3/4 files');
   });
 
+  it('then shows the report phase on the same line, drawn at once after the scan line is erased', async () => {
+    let t = 1000;
+    const err = stream(true);
+    const p = createProgress(err, { env: {}, now: () => t, delayMs: 0, intervalMs: 100 })!;
+    p.onFile(4, 4, 1024);
+    p.finish();
+    t = 1010; // within the interval, but the line was erased: draws
+    p.onReport(10, 5, 100);
+    t = 1020;
+    p.onReport(11, 6, 100); // throttled
+    t = 1200;
+    p.onReport(600, 50, 100);
+    p.finish();
+    await flush();
+    const frames = err.text.split('\r').filter((f) => f.trim());
+    expect(frames).toEqual([progressLine(4, 4, 1024, 0), reportLine(10, 5, 100), reportLine(600, 50, 100)]);
+    expect(err.text.endsWith('\r')).toBe(true);
+  });
+
   it('prints nothing at all when nothing was drawn', async () => {
     const err = stream(true);
     const p = createProgress(err, { env: {}, now: () => 0 })!;
     p.finish();
     await flush();
     expect(err.text).toBe('');
+  });
+});
+
+describe('reportLine', () => {
+  it('shows the delegations reported and, when the amount of work is known, how much is done', () => {
+    expect(reportLine(2371, 40, 100)).toBe('[########------------] 2371 delegations reported  40%');
+    expect(reportLine(1, 1, 3)).toBe('[######--------------] 1 delegation reported  33%');
+    expect(reportLine(7, 0, 0)).toBe('[--------------------] 7 delegations reported');
+    expect(reportLine(9, 9, 9)).toBe('[####################] 9 delegations reported  100%');
   });
 });
 
@@ -72,8 +100,8 @@ describe('progressLine', () => {
 
 describe('progress through the CLI', () => {
   const demo = path.join(FIXTURES, 'sessions');
-  async function run(args: string[], stderrIsTTY: boolean) {
-    const out = stream(false);
+  async function run(args: string[], stderrIsTTY: boolean, stdoutIsTTY = false) {
+    const out = stream(stdoutIsTTY);
     const err = stream(stderrIsTTY);
     const code = await main({ argv: args, stdout: out, stderr: err, env: { NO_COLOR: '1', TRACE_DELEGATION_NOW: FIXED_NOW, TRACE_DELEGATION_PROGRESS_DELAY_MS: '0', HOME: '/nonexistent-home' }, cwd: ROOT });
     await flush();
@@ -85,6 +113,29 @@ describe('progress through the CLI', () => {
     const pipe = await run(['--sessions', demo, '--all', '--fail-on', 'none'], false);
     expect(tty.stderr).toMatch(/\r\[#+-*\] \d+\/\d+ files/);
     expect(tty.stdout).toBe(pipe.stdout);
+  });
+
+  it('then counts the delegations reported while the report goes to a file or pipe, streamed or not', async () => {
+    const all = JSON.parse((await run(['--sessions', demo, '--all', '--format', 'json', '--fail-on', 'none'], false)).stdout).delegations.length;
+    expect(all).toBeGreaterThan(1);
+    for (const format of ['json', 'text', 'sarif']) {
+      const tty = await run(['--sessions', demo, '--all', '--format', format, '--fail-on', 'none'], true);
+      const pipe = await run(['--sessions', demo, '--all', '--format', format, '--fail-on', 'none'], false);
+      const frames = tty.stderr.split('\r').filter((f) => f.trim());
+      const last = /^\[[#-]{20}\] (\d+) delegations? reported/.exec(frames.at(-1) ?? '');
+      expect(last, `${format}: ${frames.at(-1)}`).not.toBeNull();
+      expect(Number(last![1]), format).toBeGreaterThanOrEqual(1);
+      expect(Number(last![1]), format).toBeLessThanOrEqual(all);
+      expect(tty.stderr.endsWith('\r'), format).toBe(true); // erased at the end
+      const untimed = (doc: string) => doc.replace(/"durationMs": \d+/g, '"durationMs": 0');
+      expect(untimed(tty.stdout), format).toBe(untimed(pipe.stdout));
+    }
+  });
+
+  it('leaves the report phase alone when the report itself goes to the terminal', async () => {
+    const r = await run(['--sessions', demo, '--all', '--fail-on', 'none'], true, true);
+    expect(r.stderr).toMatch(/files/);
+    expect(r.stderr).not.toMatch(/reported/);
   });
 
   it('is silent with --quiet or -q, even on a terminal', async () => {

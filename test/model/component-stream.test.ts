@@ -204,6 +204,20 @@ describe('streamed --all (event index, one component at a time)', () => {
     expect(one.length).toBeGreaterThan(3);
     expect(await keys(2)).toEqual(one);
   });
+
+  it('says how many components it has read, up to all of them once the items are consumed', async () => {
+    const files = await discoverJournals([path.join(FIXTURES, 'sessions')]);
+    const { index } = await indexJournalsParallel(files, { jobs: 1 });
+    const stream = streamDelegations(index, files);
+    const { done, total } = stream.progress();
+    expect(done).toBe(0);
+    expect(total).toBeGreaterThan(1);
+    const seen: number[] = [];
+    for (const _ of stream.items) seen.push(stream.progress().done);
+    expect(seen[0]).toBeGreaterThan(0);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b)); // never goes back
+    expect(stream.progress()).toEqual({ done: total, total });
+  });
 });
 
 describe('event index', () => {

@@ -44,6 +44,14 @@ const PREFIX_LEN = TYPE_PREFIX.length;
 const FALLBACK_NEEDLES = ['elegation', 'ync_marker', 'yncMarker', 'ession_end', 'essionEnd'].map((s) => Buffer.from(s));
 /** The last non-blank line's `ts` is looked for in its first bytes only. */
 const LAST_LINE_HEAD = 256;
+/**
+ * A line still without its newline past this size, that cannot be a kept event by its first
+ * bytes (an `llm_round` holding a transcript, say), is no longer collected: only its head and
+ * its last bytes are kept until the newline, so memory does not follow the longest line.
+ */
+export const SKIP_LONG_LINE_AFTER = 1 << 20;
+const SPACE = 0x20;
+const TAB = 0x09;
 
 function hasTypePrefix(buf: Buffer, start: number, end: number): boolean {
   if (end - start <= PREFIX_LEN) return false;
@@ -136,6 +144,14 @@ export class LineScanner {
   private carryStart = 0;
   /** Plain files can be re-read by offset; archives and streams cannot. */
   private readonly rereadable: boolean;
+  /** The carried line is a long one that cannot be kept (SKIP_LONG_LINE_AFTER): its bytes are only counted. */
+  private skipping = false;
+  /** Its first LAST_LINE_HEAD bytes, as text (for the file's last `ts`). */
+  private skippedHead = '';
+  /** Its last two bytes other than space and tab (−1: none yet), and whether its very last byte is a CR: enough to tell a cut-short line. */
+  private skippedLast = -1;
+  private skippedBeforeLast = -1;
+  private skippedEndsWithCR = false;
 
   constructor(
     readonly input: Omit<ScanFileInput, 'path'>,
@@ -168,14 +184,24 @@ export class LineScanner {
         this.keep(chunk, 0, base); // a very long line: collect its parts, join once at its newline
         return;
       }
-      this.carry.push(chunk.subarray(0, nl));
-      const joined = Buffer.concat(this.carry, this.carryBytes + nl);
-      this.carry = [];
-      this.carryBytes = 0;
-      this.lineBase = this.carryStart;
-      this.line(joined, 0, joined.length, false);
+      if (this.skipping) {
+        this.noteSkipped(chunk, 0, nl);
+        this.endSkipped(false);
+      } else {
+        this.carry.push(chunk.subarray(0, nl));
+        const joined = Buffer.concat(this.carry, this.carryBytes + nl);
+        this.carry = [];
+        this.carryBytes = 0;
+        this.lineBase = this.carryStart;
+        this.line(joined, 0, joined.length, false);
+      }
       pos = nl + 1;
     }
+    this.pushLines(chunk, pos, base);
+  }
+
+  /** The lines of `chunk` from `pos` (a line start) on; a remainder without newline is carried. */
+  private pushLines(chunk: Buffer, pos: number, base: number): void {
     this.lineBase = base;
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, pos);
@@ -199,7 +225,8 @@ export class LineScanner {
 
   /** End of input: an unterminated remainder is a partial last line. */
   finish(): void {
-    if (this.carryBytes > 0) {
+    if (this.skipping) this.endSkipped(true);
+    else if (this.carryBytes > 0) {
       const joined = Buffer.concat(this.carry, this.carryBytes);
       this.carry = [];
       this.carryBytes = 0;
@@ -216,9 +243,63 @@ export class LineScanner {
 
   private keep(chunk: Buffer, from: number, base: number): void {
     if (this.carryBytes === 0) this.carryStart = base + from;
+    if (this.skipping) {
+      this.noteSkipped(chunk, from, chunk.length);
+      this.carryBytes += chunk.length - from;
+      return;
+    }
     const part = Buffer.from(chunk.subarray(from)); // a copy: the caller may reuse the chunk
     this.carry.push(part);
     this.carryBytes += part.length;
+    if (this.carryBytes >= SKIP_LONG_LINE_AFTER) this.startSkipping();
+  }
+
+  /** Stops collecting the carried line when its first bytes say it is not a kept event (as the fast path in push() does). */
+  private startSkipping(): void {
+    const head = Buffer.concat(this.carry, Math.min(this.carryBytes, LAST_LINE_HEAD));
+    if (this.lineNo === 0 || head.length <= PREFIX_LEN + 1 || !isOtherTypeLine(head, 0)) return;
+    this.skippedHead = head.toString('utf8');
+    this.skippedLast = this.skippedBeforeLast = -1;
+    this.skippedEndsWithCR = false;
+    for (const part of this.carry) this.noteSkipped(part, 0, part.length);
+    this.carry = [];
+    this.skipping = true;
+  }
+
+  /** Notes the end of buf[from, to), the skipped line's newest bytes: its last two that are not a space or a tab. */
+  private noteSkipped(buf: Buffer, from: number, to: number): void {
+    if (to > from) this.skippedEndsWithCR = buf[to - 1] === CR;
+    let found = 0;
+    for (let i = to - 1; i >= from && found < 2; i--) {
+      const c = buf[i];
+      if (c === SPACE || c === TAB) continue;
+      // The newest goes last, and what was last before moves back (unless a second new one takes its place).
+      if (found === 0) {
+        this.skippedBeforeLast = this.skippedLast;
+        this.skippedLast = c;
+      } else {
+        this.skippedBeforeLast = c;
+      }
+      found++;
+    }
+  }
+
+  /** The skipped line ends (at its newline, or at the end of input: partial): counted as push() counts a non-candidate line. */
+  private endSkipped(partial: boolean): void {
+    const stats = this.stats;
+    stats.lastLine = ++this.lineNo;
+    this.lastBuf = null; // its head stands for it (settleChunk)
+    this.lastHead = this.skippedHead;
+    if (partial) stats.partialLines++;
+    else {
+      // As looksLikeObject: `{` first (its type prefix said so), `}` last, a CR just before the
+      // newline and spaces or tabs aside.
+      const last = this.skippedEndsWithCR ? this.skippedBeforeLast : this.skippedLast;
+      if (last !== 0x7d) stats.malformedLines++;
+    }
+    this.skipping = false;
+    this.skippedHead = '';
+    this.carryBytes = 0;
   }
 
   private settleChunk(): void {

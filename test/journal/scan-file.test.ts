@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isCandidateLine, scanFile, scanStream } from '../../src/journal/scan-file.js';
+import { isCandidateLine, LineScanner, scanFile, scanStream, SKIP_LONG_LINE_AFTER } from '../../src/journal/scan-file.js';
 import { ev, journal, line } from '../helpers/journal.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'td-scan-'));
@@ -177,5 +177,88 @@ describe('scanStream', () => {
     expect(split.stats).toEqual(whole.stats);
     expect(whole.events).toHaveLength(4);
     expect(whole.stats).toMatchObject({ partialLines: 1, malformedLines: 0, lines: 5 });
+  });
+});
+
+describe('lines longer than SKIP_LONG_LINE_AFTER', () => {
+  const LONG = SKIP_LONG_LINE_AFTER * 2 + 123;
+  /** An llm_round line whose text is `fill` (short or long), then `tail` (how it ends), as a test journal line. */
+  const round = (fill: number, tail: string) => `{"type":"llm_round","ts":"${TS(6)}","session_id":"s","text":"${'y'.repeat(fill)}${tail}`;
+  // The endings a line can have: whole, with blanks or a CR before the newline, cut short.
+  const tails = ['"}', '"}  ', '"}\r', '"}\t \r', '"}\r ', '"', '"} x', '"}}'];
+  /**
+   * Feeds the text to a scanner in pieces of `piece` bytes (archives and stdin arrive in pieces
+   * too); piece 0: 64 KiB pieces, but the bytes near each newline one at a time.
+   */
+  function feed(text: string, piece: number) {
+    const bytes = Buffer.from(text);
+    const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+    if (piece > 0) for (let i = 0; i < bytes.length; i += piece) s.push(bytes.subarray(i, i + piece));
+    else {
+      const nearNewline = (i: number) => bytes.subarray(Math.max(0, i - 6), i + 7).includes(0x0a);
+      for (let i = 0; i < bytes.length; ) {
+        let j = i + 1;
+        if (!nearNewline(i)) while (j < bytes.length && j - i < 1 << 16 && !nearNewline(j)) j++;
+        s.push(bytes.subarray(i, j));
+        i = j;
+      }
+    }
+    s.finish();
+    return { events: s.events, stats: s.stats };
+  }
+  const counts = ({ stats }: ReturnType<typeof feed>) => ({ lines: stats.lines, lastLine: stats.lastLine, malformed: stats.malformedLines, partial: stats.partialLines, lastTs: stats.lastTs });
+
+  it('count and judge a long line that cannot be an event exactly as a short one', () => {
+    for (const tail of tails) {
+      for (const last of [false, true]) {
+        // The long line in the middle (then the events after it keep their line numbers), or last.
+        const lines = last ? [started, subStarted, round(LONG, tail)] : [started, round(LONG, tail), subStarted, completed];
+        const short = lines.map((l) => (l.startsWith('{"type":"llm_round"') ? round(3, tail) : l));
+        const expected = feed(`${short.join('\n')}\n`, 1 << 16);
+        for (const piece of [1 << 16, 1 << 18, 333_333, 0]) {
+          const got = feed(`${lines.join('\n')}\n`, piece);
+          expect(counts(got), `${JSON.stringify(tail)} ${last ? 'last' : 'middle'} ${piece}`).toEqual(counts(expected));
+          expect(got.events, `${JSON.stringify(tail)} ${piece}`).toEqual(expected.events);
+        }
+        // Without the last newline: a partial last line, counted as such.
+        if (last) expect(counts(feed(lines.join('\n'), 1 << 16))).toEqual(counts(feed(short.join('\n'), 1 << 16)));
+      }
+    }
+  });
+
+  it('reads the first line, a line of another shape and a delegation event whole, however long', () => {
+    const huge = 'z'.repeat(LONG);
+    const bigEvent = ev.subCompleted(TS(3), { delegation_id: D, sub_run_id: 'r-1', agent_id: 'coder', status: 'completed', output_preview: huge });
+    const typeNotFirst = `{"ts":"${TS(7)}","note":"${huge}","type":"delegation_retry","metadata":{"delegation_id":"${D}","original_run_id":"r-1","retry_run_id":"r-2","attempt":2,"reason":"x"}}`;
+    const { events, stats } = feed(`${round(LONG, '"}')}\n${bigEvent}\n${typeNotFirst}\n${started}\n`, 1 << 18);
+    expect(events.map((e) => [e.type, e.line])).toEqual([
+      ['delegation_sub_run_completed', 2],
+      ['delegation_retry', 3],
+      ['delegation_started', 4],
+    ]);
+    expect(events[0].type === 'delegation_sub_run_completed' && events[0].outputPreview?.length).toBe(LONG);
+    expect(stats).toMatchObject({ lines: 4, malformedLines: 0, candidateLines: 3 });
+  });
+
+  it('does not keep such a line in memory, and a file scan of one agrees', async () => {
+    const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+    s.push(Buffer.from(`${started}\n`));
+    const piece = Buffer.alloc(1 << 20, 'y');
+    s.push(Buffer.from(round(0, '')));
+    const before = process.memoryUsage().arrayBuffers;
+    for (let i = 0; i < 48; i++) s.push(piece); // 48 MiB of one line
+    const grown = process.memoryUsage().arrayBuffers - before;
+    expect(s.pendingBytes).toBeGreaterThan(48 * (1 << 20));
+    expect(grown).toBeLessThan(8 * (1 << 20)); // collected, it would hold all 48 MiB
+    s.push(Buffer.from(`"}\n${completed}\n`));
+    s.finish();
+    expect(s.pendingBytes).toBe(0);
+    expect(s.events.map((e) => [e.type, e.line])).toEqual([
+      ['delegation_started', 1],
+      ['delegation_completed', 3],
+    ]);
+    const { events, stats } = await scan(file(journal(started, round(LONG, '"}'), completed)));
+    expect(events.map((e) => e.line)).toEqual([1, 3]);
+    expect(stats).toMatchObject({ lines: 3, malformedLines: 0, partialLines: 0 });
   });
 });

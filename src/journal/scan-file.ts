@@ -251,7 +251,8 @@ export class LineScanner {
     const part = Buffer.from(chunk.subarray(from)); // a copy: the caller may reuse the chunk
     this.carry.push(part);
     this.carryBytes += part.length;
-    if (this.carryBytes >= SKIP_LONG_LINE_AFTER) this.startSkipping();
+    // Decided once, as the line crosses the size: its head does not change afterwards.
+    if (this.carryBytes >= SKIP_LONG_LINE_AFTER && this.carryBytes - part.length < SKIP_LONG_LINE_AFTER) this.startSkipping();
   }
 
   /** Stops collecting the carried line when its first bytes say it is not a kept event (as the fast path in push() does). */

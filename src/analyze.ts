@@ -191,6 +191,37 @@ async function indexTree(options: AnalyzeOptions) {
 const changedLinesNote = (n: number) =>
   `${n} delegation ${n === 1 ? 'line' : 'lines'} changed on disk between the scan and the report (a journal was rewritten); those events are left out: run again.`;
 
+/** The newest delegations of a tree, read recent-first (newestRecentFirst). */
+export interface RecentRows {
+  /** The reports, oldest first. */
+  newest: DelegationReport[];
+  /** Journal files read, of all of them. */
+  read: number;
+  files: number;
+  /** The `ts` of the oldest of these delegations' starts: every file modified since was read. */
+  since: string;
+}
+
+/**
+ * `list` without reading months of journals: the `count` newest delegations, from the files
+ * modified since the count-th newest `delegation_started` (journal/recent.ts; the rule that lets
+ * `last` read a few files). Their reports are the full scan's, except for checks that compare
+ * delegations, which see only the files read. Null when the subset cannot stand for the tree:
+ * every file had to be read, or one of the rows would be a group of events without its
+ * `delegation_started` (its start, and its place in the order, may be in an older file); the
+ * caller then reads the whole tree.
+ */
+export async function newestRecentFirst(options: AnalyzeOptions, count: number): Promise<RecentRows | null> {
+  const { files } = await discoverTree(options);
+  const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }), { count });
+  if (r.read === r.total || !r.newestStart) return null;
+  const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
+  const rows = delegations.slice(-count);
+  if (rows.some((d) => !d.started)) return null;
+  const assembler = new ReportAssembler(r.scan, { kind: 'all' }, { ...options, all: true });
+  return { newest: rows.map((d) => assembler.delegationReport(d, delegations)), read: r.read, files: r.total, since: r.newestStart };
+}
+
 /** A whole-tree report delivered one delegation at a time (see streamAll). */
 export interface StreamedReport {
   head: Pick<TraceReport, 'schemaVersion' | 'tool' | 'target'>;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import { analyze, streamAll, type AnalyzeOptions } from '../analyze.js';
+import { analyze, newestRecentFirst, streamAll, type AnalyzeOptions, type RecentRows } from '../analyze.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
 import { parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
@@ -26,7 +26,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const { holdYoungGeneration, letYoungGenerationGrow } = await import('./young-generation.js');
   holdYoungGeneration();
   options.onFile = letYoungGenerationGrow; // the scan is under way
-  const { newest, total } = await newestDelegations(flags.stdin ? io.stdin : undefined, options, limit);
+  const { newest, total, recent } = await newestDelegations(flags.stdin ? io.stdin : undefined, options, limit);
   const newestFirst = newest.reverse();
   if (flags.events) {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
@@ -54,20 +54,28 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       `${n.error}/${n.warning}/${n.info}`,
     ]);
   }
-  io.stdout.write(`${table.toString()}\n${newestFirst.length} of ${total} delegations, newest first\n`);
+  io.stdout.write(`${table.toString()}\n${recent ? recentFooter(newestFirst.length, recent) : `${newestFirst.length} of ${total} delegations, newest first`}\n`);
   return EXIT.ok;
+}
+
+/** What a recent-first list read, and what that leaves out. */
+function recentFooter(shown: number, r: RecentRows): string {
+  return `the ${shown} newest delegations, newest first; read ${r.read} of ${r.files} journal files: those modified since the oldest of them started (${r.since}); checks that compare delegations saw only those files (name a delegation to check it against every file)`;
 }
 
 /**
  * The `limit` newest delegations' reports, oldest first, and how many there are. A tree is read
- * through the event index, one delegation at a time, keeping only the newest `limit` reports:
- * memory stays bounded on months of journals. Standard input is read whole.
+ * recent-first when that can stand for it (`recent` then says what was read, and the total is
+ * unknown); otherwise through the event index, one delegation at a time, keeping only the newest
+ * `limit` reports: memory stays bounded on months of journals. Standard input is read whole.
  */
-async function newestDelegations(stdin: NodeJS.ReadableStream | undefined, options: AnalyzeOptions, limit: number): Promise<{ newest: DelegationReport[]; total: number }> {
+async function newestDelegations(stdin: NodeJS.ReadableStream | undefined, options: AnalyzeOptions, limit: number): Promise<{ newest: DelegationReport[]; total: number; recent?: RecentRows }> {
   if (stdin) {
     const { report } = await analyze({ ...options, stdin: stdin as Readable, all: true });
     return { newest: report.delegations.slice(-limit), total: report.delegations.length };
   }
+  const recent = options.recentFirst === false ? null : await newestRecentFirst(options, limit);
+  if (recent) return { newest: recent.newest, total: recent.newest.length, recent };
   const stream = await streamAll(options);
   const newest: DelegationReport[] = [];
   let total = 0;

@@ -4,10 +4,11 @@ import { compareInstants } from './time.js';
 import type { FileStats, Instant, JournalEvent, ScanResult } from './types.js';
 
 /**
- * Recent-first reading for `last`. Journals are append-only, so a file holding any event of a
- * delegation was modified at or after that delegation started. Reading files newest-first by
- * mtime, once the newest `delegation_started` seen so far (S) is newer than the next file's
- * mtime, no unread file can hold a newer start or any event of S's delegation: stop there.
+ * Recent-first reading for `last` and `list`. Journals are append-only, so a file holding any
+ * event of a delegation was modified at or after that delegation started. Reading files
+ * newest-first by mtime, once the newest `delegation_started` seen so far (S) is newer than the
+ * next file's mtime, no unread file can hold a newer start or any event of S's delegation: stop
+ * there. For the N newest delegations, S is the N-th newest start seen.
  */
 
 /** Tolerance for coarse file-system mtimes and for `ts` being taken just before the write. */
@@ -20,7 +21,7 @@ export interface RecentScan {
   /** Files read, out of `total`. */
   read: number;
   total: number;
-  /** The newest start's `ts`, when the subset rule applied. */
+  /** The newest start's `ts` (the N-th newest for `count` N), when the subset rule applied. */
   newestStart: string | null;
   /** Why every file was read after all (no usable start, a file written after its mtime…). */
   fullReason: string | null;
@@ -66,9 +67,11 @@ function writtenAfterMtime(stats: FileStats): boolean {
  * than its mtime, e.g. copied with an old date). Events and files come back in discovery order
  * with their discovery-order fileIndex, exactly as a full scan would number them.
  */
-export async function scanRecentFirst(files: JournalFile[], scanSubset: SubsetScanner): Promise<RecentScan> {
+export async function scanRecentFirst(files: JournalFile[], scanSubset: SubsetScanner, { count = 1 }: { count?: number } = {}): Promise<RecentScan> {
   const units = unitsByRecency(files);
   const outputs = new Map<number, { stats: FileStats; events: JournalEvent[] }>();
+  // The `count` newest starts seen so far, newest first; the last of them is S once there are `count`.
+  const starts: { time: Instant; ts: string }[] = [];
   let newest: Instant | null = null;
   let newestTs: string | null = null;
   let fullReason: string | null = null;
@@ -94,11 +97,17 @@ export async function scanRecentFirst(files: JournalFile[], scanSubset: SubsetSc
       for (const e of slot.events) {
         if (e.type !== 'delegation_started') continue;
         if (!e.time) fullReason ??= `a delegation_started in ${e.file}:${e.line} has no parseable ts`;
-        else if (!newest || compareInstants(e.time, newest) > 0) {
-          newest = e.time;
-          newestTs = e.ts;
+        else if (starts.length < count || compareInstants(e.time, starts[starts.length - 1].time) > 0) {
+          const time = e.time;
+          const at = starts.findIndex((s) => compareInstants(time, s.time) > 0);
+          starts.splice(at < 0 ? starts.length : at, 0, { time, ts: e.ts });
+          if (starts.length > count) starts.pop();
         }
       }
+    }
+    if (starts.length === count) {
+      newest = starts[count - 1].time;
+      newestTs = starts[count - 1].ts;
     }
   };
 

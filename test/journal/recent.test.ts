@@ -1,15 +1,16 @@
 // `last` reads newest-first by mtime and stops once the newest delegation_started is newer than
 // every unread file. It must give the same delegation report as a full scan, reading fewer files.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { analyze, TargetError } from '../../src/analyze.js';
+import { analyze, newestRecentFirst, TargetError } from '../../src/analyze.js';
 import { discoverJournals } from '../../src/journal/discover.js';
-import { scanRecentFirst } from '../../src/journal/recent.js';
+import { MTIME_MARGIN_MS, scanRecentFirst } from '../../src/journal/recent.js';
 import { scanJournals } from '../../src/journal/scan.js';
 import { ev, journal } from '../helpers/journal.js';
+import { runMain } from '../helpers/cli.js';
 
 const NOW = Date.parse('2026-01-10T00:00:00Z');
 const dirs: string[] = [];
@@ -144,5 +145,65 @@ describe('recent-first last', () => {
     const err = await analyze(opts(root)).catch((e) => e);
     expect(err).toBeInstanceOf(TargetError);
     expect(err.message).toBe('no delegation_started event found in 2 journal files under ' + root);
+  });
+});
+
+describe('recent-first list (the N newest delegations)', () => {
+  /** The full scan's N newest reports, oldest first, as `list` would show them without the shortcut. */
+  const fullNewest = async (root: string, n: number) => (await analyze({ ...opts(root), all: true, recentFirst: false })).report.delegations.slice(-n);
+
+  it('stops at the N-th newest start and gives the full scan’s N newest reports', async () => {
+    const { root } = history();
+    const files = await discoverJournals([root], root);
+    // The newest starts: d-new (an hour ago), d-busy (2 days), d-old-9 (3 days), d-old-8 (4 days)…
+    const starts = [NOW - 3600_000, NOW - 2 * DAY, NOW - 3 * DAY, NOW - 4 * DAY];
+    let before = 0;
+    for (const n of [1, 2, 3, 4]) {
+      const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { count: n });
+      expect(r.newestStart, `count ${n}`).toBe(iso(starts[n - 1]));
+      // Every file modified since the n-th newest start (less the margin) is read; fewer than all.
+      const since = starts[n - 1] - MTIME_MARGIN_MS;
+      const needed = files.filter((f) => statSync(f.path).mtimeMs >= since).length;
+      expect(r.read, `count ${n}`).toBeGreaterThanOrEqual(needed);
+      expect(r.read, `count ${n}`).toBeLessThan(13);
+      expect(r.read, `count ${n}`).toBeGreaterThanOrEqual(before);
+      before = r.read;
+      const rows = await newestRecentFirst(opts(root), n);
+      expect(rows, `count ${n}`).not.toBeNull();
+      expect(rows!.newest, `count ${n}`).toEqual(await fullNewest(root, n));
+      expect(rows!).toMatchObject({ read: r.read, files: 13, since: r.newestStart });
+    }
+  });
+
+  it('gives up (the caller reads every file) when fewer starts exist than rows wanted', async () => {
+    const { root } = history();
+    expect(await newestRecentFirst(opts(root), 12)).toBeNull(); // 12 starts in 13 files: every file is read
+    expect(await newestRecentFirst(opts(root), 13)).toBeNull();
+  });
+
+  it('gives up when a row would be events without their delegation_started: the start may be older than the files read', async () => {
+    const { root } = history();
+    // A late completion of an old delegation's sub-run, journaled an hour ago in another session.
+    put(root, 's-late.jsonl', [ev.subCompleted(iso(NOW - 3000_000), { delegation_id: 'd-old-8', sub_run_id: 'd-old-8-b', agent_id: 'reviewer', status: 'completed', output_preview: 'late' })], NOW - 3000_000);
+    expect(await newestRecentFirst(opts(root), 2)).toBeNull();
+    // Through the CLI: the rows and footer of a full read, where d-old-8 is in its place.
+    const r = await runMain(['list', '--limit', '2', '--sessions', root, '--now', iso(NOW)]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/2 of 12 delegations, newest first\n$/);
+    expect(r.stdout).toContain('d-new');
+    expect(r.stdout).not.toContain('d-old-8');
+  });
+
+  it('says in the footer what it read and what that leaves out', async () => {
+    const { root } = history();
+    const r = await runMain(['list', '--limit', '2', '--sessions', root, '--now', iso(NOW)]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('d-new');
+    expect(r.stdout).toContain('d-busy');
+    const { read } = (await newestRecentFirst(opts(root), 2))!;
+    expect(read).toBeLessThan(13);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `the 2 newest delegations, newest first; read ${read} of 13 journal files: those modified since the oldest of them started (${iso(NOW - 2 * DAY)}); checks that compare delegations saw only those files (name a delegation to check it against every file)`,
+    );
   });
 });

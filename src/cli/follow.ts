@@ -5,6 +5,8 @@ import { buildTraceReport, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
+import { scanRecentFirst } from '../journal/recent.js';
+import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
@@ -35,6 +37,11 @@ interface Tail {
   offset: number;
   size: number;
   mtimeMs: number;
+  /**
+   * Set while a file the replay of `last` did not need is unread: its size then. Its bytes up to
+   * there are read, as replay, once it changes.
+   */
+  unreadUpTo?: number;
 }
 
 /** Least time between two regroupings of every event. */
@@ -61,6 +68,9 @@ export async function runFollow(target: string | undefined, io: CliIO, settings:
       process.removeListener('SIGINT', stop);
       process.removeListener('SIGTERM', stop);
     };
+    // Only now: whoever waits for this line may stop us at once, and Ctrl-C must then be ours
+    // (before, it ends the replay the default way).
+    follower.announce();
   });
   follower.close();
   return EXIT.ok;
@@ -82,11 +92,15 @@ class Follower {
   private newestAtReplay: string | null = null;
   /** Delegations that existed when replay ended (null during replay). */
   private replayKeys: Set<string> | null = null;
+  /** Events of files read after the replay but written before it ended: their delegations join replayKeys. */
+  private readonly lateReplay = new Set<JournalEvent>();
   private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | null = null;
   private kickTimer: NodeJS.Timeout | null = null;
   private polls = 0;
   private lastEvaluation = 0;
+  /** Journal files found at start (the notice counts them). */
+  private fileCount = 0;
   private evaluationTimer: NodeJS.Timeout | null = null;
   private reportsPrinted = 0;
   private busy = false;
@@ -116,15 +130,21 @@ class Follower {
 
   async start(): Promise<void> {
     const files = await discoverJournals(this.roots, this.cwd);
-    for (const f of files) await this.add(f);
+    const replayed = await this.replaySet(files);
+    for (let i = 0; i < files.length; i++) await (replayed.has(i) ? this.add(files[i]) : this.addUnread(files[i]));
     this.collect();
     this.evaluate();
     this.replayKeys = new Set(this.delegations.map((d) => d.key));
     this.watchTree();
     const pollMs = this.settings.pollMs ?? 1000;
     this.timer = setInterval(() => this.kick(++this.polls % REDISCOVER_EVERY === 0), pollMs);
-    // The replay is over: say so, so on-call (and scripts) know that what follows is live.
-    if (!this.settings.quiet) this.io.stderr.write(`trace-delegation: following ${files.length} journal ${files.length === 1 ? 'file' : 'files'} under ${this.roots.join(', ')} (Ctrl-C to stop)\n`);
+    this.fileCount = files.length;
+  }
+
+  /** The replay is over: say so, so on-call (and scripts) know that what follows is live. */
+  announce(): void {
+    const n = this.fileCount;
+    if (!this.settings.quiet) this.io.stderr.write(`trace-delegation: following ${n} journal ${n === 1 ? 'file' : 'files'} under ${this.roots.join(', ')} (Ctrl-C to stop)\n`);
   }
 
   close(): void {
@@ -181,11 +201,39 @@ class Follower {
     }
   }
 
+  /**
+   * Which files (indexes into `files`) the replay reads. For `last`, only those modified since
+   * the newest delegation started, as `last` reads them (journal/recent.ts): neither that
+   * delegation nor any that starts later can have events in the others, which are read if they
+   * change. Every file otherwise, or when that rule does not apply.
+   */
+  private async replaySet(files: JournalFile[]): Promise<Set<number>> {
+    const every = new Set(files.keys());
+    if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset));
+    return r.newestStart === null ? every : new Set(r.scan.files.map((f) => f.fileIndex));
+  }
+
   private async add(file: JournalFile): Promise<void> {
     const fileIndex = this.tails.size;
     const tail: Tail = { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size: -1, mtimeMs: -1 };
     this.tails.set(file.path, tail);
     await this.update(tail);
+  }
+
+  /** A file the replay does not need: watched from its current size and modification time. */
+  private addUnread(file: JournalFile): void {
+    const fileIndex = this.tails.size;
+    let size = 0;
+    let mtimeMs = 0;
+    try {
+      const st = statSync(file.path);
+      size = st.size;
+      mtimeMs = st.mtimeMs;
+    } catch {
+      // unreadable for now: read like any file once it can be
+    }
+    this.tails.set(file.path, { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size, mtimeMs, unreadUpTo: size });
   }
 
   private newScanner(file: JournalFile, fileIndex: number): LineScanner {
@@ -213,12 +261,16 @@ class Follower {
     }
     if (st.size === tail.size && st.mtimeMs === tail.mtimeMs) return;
     const first = tail.size < 0;
+    const unreadUpTo = tail.unreadUpTo;
+    tail.unreadUpTo = undefined;
     tail.size = st.size;
     tail.mtimeMs = st.mtimeMs;
     tail.scanner.stats.mtimeMs = st.mtimeMs;
     if (isGzipPath(tail.file.path)) {
-      if (!first) this.reset(tail);
+      if (!first && unreadUpTo === undefined) this.reset(tail);
       await this.readArchive(tail);
+      // An archive that changes is an old session rewritten: what it holds is replay.
+      if (unreadUpTo !== undefined) this.markLateReplay(tail);
       return;
     }
     if (st.size < tail.offset) this.reset(tail);
@@ -226,6 +278,11 @@ class Follower {
     try {
       fd = openSync(tail.file.path, 'r');
       if (fstatSync(fd).size < tail.offset) this.reset(tail);
+      if (unreadUpTo !== undefined) {
+        // First what it held when the replay ended (its lines count for the line numbers too), as replay.
+        tail.offset = readPlainInto(fd, tail.scanner, 0, unreadUpTo);
+        this.markLateReplay(tail);
+      }
       tail.offset = readPlainInto(fd, tail.scanner, tail.offset);
       tail.scanner.stats.error = null;
     } catch (err) {
@@ -245,6 +302,15 @@ class Follower {
       tail.scanner.stats.error = describeError(err);
     }
     tail.scanner.finish();
+  }
+
+  /** The events a tail has read so far are replay: they join the event list, and their delegations the replay's. */
+  private markLateReplay(tail: Tail): void {
+    for (const e of tail.scanner.takeEvents()) {
+      this.events.push(e);
+      this.lateReplay.add(e);
+    }
+    this.dirty = true;
   }
 
   /** Moves newly parsed events from the tails into the event list. */
@@ -315,8 +381,10 @@ class Follower {
         const started = all.filter((d) => d.started);
         this.newestAtReplay = started.length ? started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b)).key : null;
       }
+      // A new group without its delegation_started is not a delegation that started after the
+      // replay: it may be a late event of an older one whose start is in a file not read.
       const before = this.replayKeys;
-      return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key)));
+      return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key) && d.started !== null));
     }
     const sessionFiles = new Map<string, string[]>();
     for (const tail of this.tails.values()) {
@@ -342,6 +410,10 @@ class Follower {
     if (this.dirty) {
       this.delegations = groupDelegations(this.events).sort(delegationOrder);
       this.dirty = false;
+    }
+    if (this.lateReplay.size && this.replayKeys) {
+      for (const d of this.delegations) if (d.events.some((e) => this.lateReplay.has(e))) this.replayKeys.add(d.key);
+      this.lateReplay.clear();
     }
     const now = this.now();
     for (const d of this.followed()) {

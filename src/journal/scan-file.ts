@@ -376,17 +376,19 @@ function looksLikeObject(buf: Buffer, start: number, end: number): boolean {
 let readBuffer: Buffer | undefined;
 
 /**
- * Feeds a plain file's bytes from `offset` to its current end into the scanner, reusing one
- * read buffer per thread (no allocation per chunk). Returns the offset after the last byte.
+ * Feeds a plain file's bytes from `offset` to its current end (or to `end`) into the scanner,
+ * reusing one read buffer per thread (no allocation per chunk). Returns the offset after the
+ * last byte.
  */
-export function readPlainInto(fd: number, scanner: LineScanner, offset = 0): number {
+export function readPlainInto(fd: number, scanner: LineScanner, offset = 0, end = Number.POSITIVE_INFINITY): number {
   const buf = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
-  for (;;) {
-    const n = readSync(fd, buf, 0, READ_SIZE, offset);
+  while (offset < end) {
+    const n = readSync(fd, buf, 0, Math.min(READ_SIZE, end - offset), offset);
     if (n <= 0) return offset;
     offset += n;
     scanner.push(n === READ_SIZE ? buf : buf.subarray(0, n));
   }
+  return offset;
 }
 
 export const isGzipPath = (p: string) => p.endsWith('.gz');

@@ -1,7 +1,7 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -150,6 +150,50 @@ describe('--follow', () => {
     expect(await f.stop()).toBe(0);
     const printed = [...f.out().matchAll(/Delegation Trace: (\S+)/g)].map((m) => m[1]).sort();
     expect(printed).toEqual(['d-new', 'd-x', 'd-y']);
+  });
+
+  it('last replays only the files written since the newest start; the others are read when they change, their old lines as replay', async () => {
+    const dir = tree();
+    const HOUR = 3600_000;
+    const now = Date.now();
+    /** A journal whose modification time is its last event's, as the engine's appends leave it. */
+    const put = (name: string, lines: string[], ms: number) => {
+      const p = path.join(dir, name);
+      writeFileSync(p, journal(...lines));
+      utimesSync(p, new Date(ms), new Date(ms));
+      return p;
+    };
+    const at = (ms: number) => iso(ms);
+    const old = (id: string, ms: number) => [started(id, at(ms)), subStarted(id, at(ms + 10)), subDone(id, at(ms + 20)), completed(id, at(ms + 30))];
+    // Old sessions. d-x, still open, has its events in s-x, which nothing touches again.
+    const fileA = put('s-a.jsonl', [...old('d-a', now - 50 * HOUR), started('d-z', at(now - 49 * HOUR))], now - 49 * HOUR);
+    put('s-x.jsonl', [started('d-x', at(now - 49 * HOUR)), subStarted('d-x', at(now - 49 * HOUR + 10))], now - 49 * HOUR + 10);
+    const fileB = put('s-b.jsonl', old('d-b', now - 48 * HOUR), now - 48 * HOUR);
+    const fileC = put('s-c.jsonl', [started('d-c', at(now - 47 * HOUR)), subStarted('d-c', at(now - 47 * HOUR + 10))], now - 47 * HOUR);
+    // The newest delegation, started an hour ago and still running.
+    const fileN = put('s-n.jsonl', [started('d-n', at(now - HOUR)), subStarted('d-n', at(now - HOUR + 10))], now - HOUR + 10);
+
+    const f = follow(dir, ['last', '--format', 'ndjson', '--stale-after', '5h']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    expect(f.err()).toMatch(/following 5 journal files/);
+    // Late events of old delegations, appended to files the replay did not read: not new delegations.
+    appendFileSync(fileB, journal(subDone('d-x'), completed('d-x'))); // d-x's start is in s-x, still unread
+    appendFileSync(fileC, journal(subDone('d-c'), completed('d-c'))); // d-c's start is in s-c itself
+    // A new delegation in an old file: printed, with the line numbers of the whole file.
+    appendFileSync(fileA, journal(...whole('d-new')));
+    await f.waitFor(/"id":"d-new"/);
+    appendFileSync(fileN, journal(subDone('d-n'), completed('d-n')));
+    await f.waitFor(/"id":"d-n"/);
+    await sleep(600); // a few more polls: nothing else comes
+    expect(await f.stop()).toBe(0);
+
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(printed.map((d: { id: string }) => d.id).sort()).toEqual(['d-n', 'd-new']);
+    const dNew = printed.find((d: { id: string }) => d.id === 'd-new');
+    const linesOfA = readFileSync(fileA, 'utf8').trimEnd().split('\n');
+    expect(dNew.timeline.map((t: { line: number }) => t.line)).toEqual([6, 7, 8, 9]); // after s-a's five old lines
+    for (const t of dNew.timeline) expect(linesOfA[t.line - 1]).toContain('"delegation_id":"d-new"');
+    expect(dNew.findings.filter((x: { severity: string }) => x.severity !== 'info')).toEqual([]);
   });
 
   it('refuses standard input and --output with one sentence', async () => {

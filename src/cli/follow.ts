@@ -287,6 +287,7 @@ class Follower {
       tail.scanner.stats.error = null;
     } catch (err) {
       tail.scanner.stats.error = describeError(err);
+      if (unreadUpTo !== undefined && tail.offset === 0) tail.unreadUpTo = unreadUpTo; // still unread: its old lines stay replay
     } finally {
       if (fd !== undefined) closeSync(fd);
     }

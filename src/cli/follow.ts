@@ -205,12 +205,16 @@ class Follower {
    * Which files (indexes into `files`) the replay reads. For `last`, only those modified since
    * the newest delegation started, as `last` reads them (journal/recent.ts): neither that
    * delegation nor any that starts later can have events in the others, which are read if they
-   * change. Every file otherwise, or when that rule does not apply.
+   * change. Every file otherwise, or when that rule does not apply: then finding out reads at
+   * most an eighth of the tree's bytes (the replay reads them again; when every file was just
+   * copied, say, a start 12% slower).
    */
   private async replaySet(files: JournalFile[]): Promise<Set<number>> {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
-    const r = await scanRecentFirst(files, (subset) => scanJournals(subset));
+    let bytes = 0;
+    for (const f of files) bytes += sizeOf(f.path);
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxBytes: bytes / 8 });
     return r.newestStart === null ? every : new Set(r.scan.files.map((f) => f.fileIndex));
   }
 
@@ -443,6 +447,14 @@ class Follower {
     // Text blocks are separated by a blank line, as in a multi-delegation report.
     const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';
     this.io.stdout.write(gap + this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn }));
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }
 

@@ -67,7 +67,12 @@ function writtenAfterMtime(stats: FileStats): boolean {
  * than its mtime, e.g. copied with an old date). Events and files come back in discovery order
  * with their discovery-order fileIndex, exactly as a full scan would number them.
  */
-export async function scanRecentFirst(files: JournalFile[], scanSubset: SubsetScanner, { count = 1 }: { count?: number } = {}): Promise<RecentScan> {
+export async function scanRecentFirst(
+  files: JournalFile[],
+  scanSubset: SubsetScanner,
+  /** `maxBytes`: give up (no `newestStart`) rather than read more than this before the rule applies. */
+  { count = 1, maxBytes = Number.POSITIVE_INFINITY }: { count?: number; maxBytes?: number } = {},
+): Promise<RecentScan> {
   const units = unitsByRecency(files);
   const outputs = new Map<number, { stats: FileStats; events: JournalEvent[] }>();
   // The `count` newest starts seen so far, newest first; the last of them is S once there are `count`.
@@ -114,6 +119,10 @@ export async function scanRecentFirst(files: JournalFile[], scanSubset: SubsetSc
   while (next < units.length) {
     const cutoff: number | null = newest && !fullReason ? (newest as Instant).ms - MTIME_MARGIN_MS : null;
     if (cutoff !== null && units[next].mtimeMs < cutoff) break;
+    if (readBytes >= maxBytes) {
+      fullReason ??= `more than ${maxBytes} bytes would be read`;
+      break;
+    }
     const batch: Unit[] = [];
     let bytes = 0;
     // The newest file first (it usually holds the answer), then batches as large as all read so far.

@@ -128,6 +128,18 @@ describe('recent-first last', () => {
     expect(fast.report.limits).toEqual(full.report.limits);
   });
 
+  it('gives up past maxBytes (follow mode then replays every file instead of reading twice)', async () => {
+    const { root } = history();
+    const files = await discoverJournals([root], root);
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxBytes: 1 });
+    expect(r.newestStart).toBeNull();
+    expect(r.fullReason).toMatch(/more than 1 bytes would be read/);
+    expect(r.read).toBeLessThan(files.length); // it stopped after the first batch
+    const unlimited = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxBytes: 1e9 });
+    expect(unlimited.newestStart).not.toBeNull();
+    expect(unlimited.read).toBe((await scanRecentFirst(files, (subset) => scanJournals(subset))).read);
+  });
+
   it('reads everything when a delegation_started has no parseable ts', async () => {
     const { root } = history();
     put(root, 's-untimed.jsonl', [ev.started('sometime', { delegation_id: 'd-untimed', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })], NOW - 60_000);

@@ -23,7 +23,7 @@ export interface RecentScan {
   total: number;
   /** The newest start's `ts` (the N-th newest for `count` N), when the subset rule applied. */
   newestStart: string | null;
-  /** Why every file was read after all (no usable start, a file written after its mtime…). */
+  /** Why the rule did not apply: every file was read after all (no usable start, a file written after its mtime…), or reading stopped at `maxBytes`. */
   fullReason: string | null;
 }
 

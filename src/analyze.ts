@@ -8,7 +8,9 @@ import { scanRecentFirst } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
-import { streamDelegations, type ReportItem } from './model/component-stream.js';
+import { ComponentMaterializer, streamDelegations, streamPlan, type ComponentPlan, type ReportItem } from './model/component-stream.js';
+import { forgetScan } from './model/cross-index.js';
+import { hash53 } from './journal/id-hash.js';
 import { groupDelegations } from './model/group.js';
 import { delegationOrder, filesBySession, isLastTarget, resolveTarget, targetCandidate } from './model/target.js';
 import { buildDelegationReport, fileLimits } from './report/build.js';
@@ -148,8 +150,14 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   const { began, roots, files, index, scan, notes } = await indexTree(options);
   const query = options.target;
   const sessionFiles = filesBySession(files.map((f) => f.display));
+  // A delegation id, key (`id#2`) or parent run id is one of the ids that link events: only the
+  // components holding it can match, and the first two target rules look no further.
+  const hash = query.indexOf('#');
+  const plan = { view: index.view(), ...index.components(hash > 0 ? [hash53(query), hash53(query.slice(0, hash))] : [hash53(query)]) };
+  const linked = resolveLinked(query, plan, files, sessionFiles);
+  if (linked) return { scan, notes, began, ...linked };
   const matches = targetCandidate(query, sessionFiles);
-  const stream = streamDelegations(index, files, { retain: matches });
+  const stream = streamPlan(plan, files, { retain: matches });
   const groupOf = new Map<Delegation, Delegation[]>();
   const candidates: Delegation[] = [];
   for (const { delegation, all } of stream.items) {
@@ -166,6 +174,32 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
     kind: r.kind,
     notes,
     began,
+    items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
+    lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
+  };
+}
+
+/**
+ * A target resolved by the delegation-id or parent-run rule from the components linked to it
+ * alone: every delegation either rule can select is in them, and those rules come first. Null
+ * when neither selects one there (the session and prefix rules need every delegation).
+ */
+function resolveLinked(query: string, plan: ComponentPlan & { linked: number[] }, files: JournalFile[], sessionFiles: Map<string, string[]>): Pick<ReportSource, 'kind' | 'items' | 'lateNotes'> | null {
+  if (plan.linked.length === 0) return null;
+  const m = new ComponentMaterializer(plan, files);
+  const groups = plan.linked.map((c) => m.materialize(c));
+  const groupOf = new Map<Delegation, Delegation[]>();
+  for (const all of groups) for (const d of all) groupOf.set(d, all);
+  const r = resolveTarget(query, [...groupOf.keys()], sessionFiles);
+  const changed = m.changedLines;
+  m.close();
+  if (!r.ok || (r.kind !== 'delegation' && r.kind !== 'parent-run')) {
+    for (const all of groups) forgetScan(all);
+    return null;
+  }
+  const selected = r.delegations;
+  return {
+    kind: r.kind,
     items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
     lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
   };

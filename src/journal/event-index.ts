@@ -312,9 +312,11 @@ export class EventIndex {
 
   /**
    * Components in the order their first delegation can appear, and the preview tables. Ends the
-   * index: the union-find and the hashes, needed only to build these, are released.
+   * index: the union-find and the hashes, needed only to build these, are released. `linkedTo`:
+   * id hashes whose components are also listed (`linked`, in order): the ones holding an event
+   * that carries such an id (a hash collision only adds one).
    */
-  components(): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable } {
+  components(linkedTo: readonly number[] = []): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[] } {
     if (this.ended) throw new Error('EventIndex.components() is called once');
     const n = this.fileIndex.size;
     // Number the roots; count each one's records.
@@ -387,10 +389,16 @@ export class EventIndex {
       }
       return { bits, hashes: sorted, components: comps };
     };
+    const linked = new Set<number>();
+    for (const h of linkedTo) {
+      const node = this.ids.get(h);
+      if (node !== undefined) linked.add(rank[compOfRoot[this.find(node)]]);
+    }
     const result = {
       components: table,
       full: previews(this.previewFull),
       prefix: previews(this.previewPrefix),
+      linked: [...linked].sort((a, b) => a - b),
     };
     this.ended = true;
     this.ids = new NumberTable(0);

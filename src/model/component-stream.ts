@@ -219,8 +219,13 @@ export interface ComponentStream {
  * Delegations of the whole index in delegationOrder, each with the delegations of its component
  * (every delegation it shares an id with, nested ones included), in this thread.
  */
-export function streamDelegations(index: EventIndex, files: readonly Pick<JournalFile, 'path' | 'display'>[], { retain }: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
-  const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files);
+export function streamDelegations(index: EventIndex, files: readonly Pick<JournalFile, 'path' | 'display'>[], options: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
+  return streamPlan({ view: index.view(), ...index.components() }, files, options);
+}
+
+/** streamDelegations over an index whose components were already built (EventIndex.components ends it). */
+export function streamPlan(plan: ComponentPlan, files: readonly Pick<JournalFile, 'path' | 'display'>[], { retain }: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
+  const m = new ComponentMaterializer(plan, files);
   // Components holding a delegation the caller keeps: their lookups must outlive the stream.
   const kept = new Set<Delegation[]>();
   let materialized = 0;

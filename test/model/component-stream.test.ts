@@ -107,6 +107,18 @@ describe('streamed --all (event index, one component at a time)', () => {
     }
   });
 
+  it('a target that is another kind of id (here a sub-run id that is also a session id) still takes every delegation the session rule selects', async () => {
+    const tree = path.join(tmp, 'sub-run-named-like-a-session');
+    mkdirSync(tree, { recursive: true });
+    // Session s-x holds d-1, whose sub-run is named s-x too, and d-2, linked to nothing of d-1.
+    writeFileSync(path.join(tree, 's-x.jsonl'), `${[...delegation('s-x', 'd-1', 'run-1', 0, [['s-x', 'a', 'one']], 'one'), ...delegation('s-x', 'd-2', 'run-2', 60, [['r-2', 'b', 'two']], 'two')].join('\n')}\n`);
+    const args = ['--sessions', tree, 's-x', '--format', 'json'];
+    const streamed = await runMain(args);
+    const inMemory = await runMain(args, { env: { TRACE_DELEGATION_INDEXED: '0' } });
+    expect(JSON.parse(streamed.stdout).delegations.map((d: { id: string }) => d.id)).toEqual(['d-1', 'd-2']);
+    expect(steady(streamed.stdout)).toBe(steady(inMemory.stdout));
+  });
+
   it('the library streamAll() gives the report analyze({ all: true }) gives, block by block', async () => {
     for (const tree of ['sessions', 'join', 'hostile'].map((t) => path.join(FIXTURES, t))) {
       const options = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree] };
@@ -234,6 +246,22 @@ describe('event index', () => {
     expect([0, 1].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [0]]);
     expect(components.lowerBound(0)).toEqual({ ms: 1000, subNs: 0, fileIndex: 0, line: 2 });
     expect(index.eventCount).toBe(3);
+  });
+
+  it('lists the components holding an id, for a named target to read only those', () => {
+    const b = new IndexChunkBuilder();
+    const started = (line: number, ms: number, delegationId: string, parentRunId: string) =>
+      b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, Buffer.alloc(50), 0, 50, line * 100);
+    started(1, 5000, 'd-late', 'p-2');
+    started(2, 1000, 'd-early', 'p-1');
+    started(3, 9000, 'd-sibling', 'p-1');
+    started(4, 7000, 'd-other', 'p-3');
+    const index = new EventIndex();
+    index.add(b.finish());
+    const { components, linked } = index.components(['d-late', 'p-1', 'no-such-id', 'd-sibling'].map(hash53));
+    // Components in order: {d-early, d-sibling} (1000), d-late (5000), d-other (7000).
+    expect([0, 1, 2].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [0], [3]]);
+    expect(linked).toEqual([0, 1]); // each once, in order; the unknown id adds none
   });
 
   it('keeps each chunk’s archived lines apart and returns each record’s own bytes', () => {

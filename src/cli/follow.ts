@@ -5,7 +5,7 @@ import { buildTraceReport, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
-import { scanRecentFirst } from '../journal/recent.js';
+import { scanRecentFirst, sizeAndMtime } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
@@ -213,7 +213,7 @@ class Follower {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
     let bytes = 0;
-    for (const f of files) bytes += sizeOf(f.path);
+    for (const f of files) bytes += sizeAndMtime(f.path)?.size ?? 0;
     const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxBytes: bytes / 8 });
     return r.newestStart === null ? every : new Set(r.scan.files.map((f) => f.fileIndex));
   }
@@ -228,15 +228,8 @@ class Follower {
   /** A file the replay does not need: watched from its current size and modification time. */
   private addUnread(file: JournalFile): void {
     const fileIndex = this.tails.size;
-    let size = 0;
-    let mtimeMs = 0;
-    try {
-      const st = statSync(file.path);
-      size = st.size;
-      mtimeMs = st.mtimeMs;
-    } catch {
-      // unreadable for now: read like any file once it can be
-    }
+    // One that cannot be stat'ed now is read like any file once it can be.
+    const { size, mtimeMs } = sizeAndMtime(file.path) ?? { size: 0, mtimeMs: 0 };
     this.tails.set(file.path, { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size, mtimeMs, unreadUpTo: size });
   }
 
@@ -447,14 +440,6 @@ class Follower {
     // Text blocks are separated by a blank line, as in a multi-delegation report.
     const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';
     this.io.stdout.write(gap + this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn }));
-  }
-}
-
-function sizeOf(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
   }
 }
 

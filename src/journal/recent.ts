@@ -34,18 +34,22 @@ interface Unit {
   bytes: number;
 }
 
+/** A file's size and modification time, or null when it cannot be stat'ed now. */
+export function sizeAndMtime(path: string): { size: number; mtimeMs: number } | null {
+  try {
+    const st = statSync(path);
+    return { size: st.size, mtimeMs: st.mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
 function unitsByRecency(files: JournalFile[]): Unit[] {
   const byKey = new Map<string, Unit>();
   files.forEach((f, i) => {
-    let mtimeMs = Number.POSITIVE_INFINITY; // cannot stat: read it (scanFile reports why)
-    let bytes = 0;
-    try {
-      const st = statSync(f.path);
-      mtimeMs = st.mtimeMs;
-      bytes = st.size;
-    } catch {
-      // keep the defaults
-    }
+    const st = sizeAndMtime(f.path);
+    const mtimeMs = st ? st.mtimeMs : Number.POSITIVE_INFINITY; // cannot stat: read it (scanFile reports why)
+    const bytes = st ? st.size : 0;
     const u = byKey.get(f.pairKey) ?? { indexes: [], mtimeMs: Number.NEGATIVE_INFINITY, bytes: 0 };
     u.indexes.push(i);
     u.mtimeMs = Math.max(u.mtimeMs, mtimeMs);

@@ -232,16 +232,23 @@ describe('streamed --all (event index, one component at a time)', () => {
   });
 });
 
+/** An index of delegation starts: [line, ms, delegation id, parent run id] each, in one chunk. */
+function startsIndex(starts: [number, number, string, string][]): EventIndex {
+  const b = new IndexChunkBuilder();
+  for (const [line, ms, delegationId, parentRunId] of starts)
+    b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, Buffer.alloc(50), 0, 50, line * 100);
+  const index = new EventIndex();
+  index.add(b.finish());
+  return index;
+}
+
 describe('event index', () => {
   it('links events that share an id, and orders components by their earliest event', () => {
-    const b = new IndexChunkBuilder();
-    const ev = (line: number, ms: number, delegationId: string, parentRunId: string) =>
-      b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, Buffer.alloc(50), 0, 50, line * 100);
-    ev(1, 5000, 'd-late', 'p-2');
-    ev(2, 1000, 'd-early', 'p-1');
-    ev(3, 9000, 'd-sibling', 'p-1'); // same parent run as d-early: one component
-    const index = new EventIndex();
-    index.add(b.finish());
+    const index = startsIndex([
+      [1, 5000, 'd-late', 'p-2'],
+      [2, 1000, 'd-early', 'p-1'],
+      [3, 9000, 'd-sibling', 'p-1'], // same parent run as d-early: one component
+    ]);
     const { components } = index.components();
     expect([0, 1].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [0]]);
     expect(components.lowerBound(0)).toEqual({ ms: 1000, subNs: 0, fileIndex: 0, line: 2 });
@@ -249,15 +256,12 @@ describe('event index', () => {
   });
 
   it('lists the components holding an id, for a named target to read only those', () => {
-    const b = new IndexChunkBuilder();
-    const started = (line: number, ms: number, delegationId: string, parentRunId: string) =>
-      b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, Buffer.alloc(50), 0, 50, line * 100);
-    started(1, 5000, 'd-late', 'p-2');
-    started(2, 1000, 'd-early', 'p-1');
-    started(3, 9000, 'd-sibling', 'p-1');
-    started(4, 7000, 'd-other', 'p-3');
-    const index = new EventIndex();
-    index.add(b.finish());
+    const index = startsIndex([
+      [1, 5000, 'd-late', 'p-2'],
+      [2, 1000, 'd-early', 'p-1'],
+      [3, 9000, 'd-sibling', 'p-1'],
+      [4, 7000, 'd-other', 'p-3'],
+    ]);
     const { components, linked } = index.components(['d-late', 'p-1', 'no-such-id', 'd-sibling'].map(hash53));
     // Components in order: {d-early, d-sibling} (1000), d-late (5000), d-other (7000).
     expect([0, 1, 2].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [0], [3]]);

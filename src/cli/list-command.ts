@@ -7,10 +7,12 @@ import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
 import { resolveSettings, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
+import { createProgress } from './progress.js';
 
 export interface ListFlags extends ScanFlags {
   limit: string;
   events?: boolean;
+  quiet?: boolean;
 }
 
 const short = (s: string | null, n = 12) => (s === null ? '?' : s.length > n ? `${s.slice(0, n)}…` : s);
@@ -25,8 +27,19 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   // A whole-tree scan: V8's young generation stays small (src/cli/young-generation.ts).
   const { holdYoungGeneration, letYoungGenerationGrow } = await import('./young-generation.js');
   holdYoungGeneration();
-  options.onFile = letYoungGenerationGrow; // the scan is under way
-  const { newest, total, recent } = await newestDelegations(flags.stdin ? io.stdin : undefined, options, limit);
+  // A whole-tree read (when the recent files cannot stand for the tree) shows the scan's progress.
+  const progress = createProgress(io.stderr, { quiet: flags.quiet, env: io.env });
+  options.onFile = (done, files, bytes) => {
+    progress?.onFile(done, files, bytes);
+    letYoungGenerationGrow(); // the scan is under way
+  };
+  let rows: Awaited<ReturnType<typeof newestDelegations>>;
+  try {
+    rows = await newestDelegations(flags.stdin ? io.stdin : undefined, options, limit);
+  } finally {
+    progress?.finish();
+  }
+  const { newest, total, recent } = rows;
   const newestFirst = newest.reverse();
   if (flags.events) {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line

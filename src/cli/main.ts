@@ -46,6 +46,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
   addScanOptions(program.command('list').description('table of recent delegations, newest first'))
     .option('--limit <n>', 'how many delegations', '20')
     .option('--events', 'print the event listing: ts | type | delegation id | run id | file:line')
+    .option('-q, --quiet', 'no progress output')
     .action(async (_flags: ListFlags, cmd: Command) => {
       // Scan options given before `list` (trace-delegation --demo list) count too; its own win.
       result.code = await runList(cmd.optsWithGlobals<ListFlags>(), io);

@@ -138,6 +138,16 @@ describe('progress through the CLI', () => {
     expect(r.stderr).not.toMatch(/reported/);
   });
 
+  it('shows list’s whole-tree scan too, erased before the table; list -q and trace-delegation -q list are silent', async () => {
+    const tty = await run(['list', '--sessions', demo], true);
+    expect(tty.code).toBe(0);
+    expect(tty.stderr).toMatch(/\r\[#+-*\] \d+\/\d+ files/);
+    expect(tty.stderr.endsWith('\r')).toBe(true);
+    expect(tty.stdout).toBe((await run(['list', '--sessions', demo], false)).stdout);
+    expect((await run(['list', '-q', '--sessions', demo], true)).stderr).toBe('');
+    expect((await run(['-q', 'list', '--sessions', demo], true)).stderr).toBe('');
+  });
+
   it('is silent with --quiet or -q, even on a terminal', async () => {
     expect((await run(['--sessions', demo, '--all', '--quiet', '--fail-on', 'none'], true)).stderr).toBe('');
     expect((await run(['--sessions', demo, '--all', '-q', '--fail-on', 'none'], true)).stderr).toBe('');

@@ -4,11 +4,12 @@ import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
 import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
+import type { FileIds } from './journal/event-index.js';
 import { scanRecentFirst } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
-import { ComponentMaterializer, streamDelegations, streamPlan, type ComponentPlan, type ReportItem } from './model/component-stream.js';
+import { ComponentMaterializer, streamDelegations, type ReportItem } from './model/component-stream.js';
 import { forgetScan } from './model/cross-index.js';
 import { hash53 } from './journal/id-hash.js';
 import { groupDelegations } from './model/group.js';
@@ -142,33 +143,38 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
 
 /**
  * A named target (delegation id or key, parent run, session, id prefix) over a sessions tree,
- * through the event index: every component is rebuilt once to find the matches, only they (and
- * their groups) are kept, and only they are checked. Same result as prepareAnalysis, whose
- * resolveTarget it applies to the matching delegations (its rules look at matches only).
+ * through the event index. Only the components that can hold a match are rebuilt: those linked
+ * to the query as an id (a delegation id, key or parent run id links events), and those with
+ * events in a file whose events carry the query as a session id or a delegation id starting with
+ * it, or that is named after it (the scan noted each file's ids). Of these, only the components
+ * holding a match are kept, and only the matches are checked. Same result as prepareAnalysis,
+ * whose resolveTarget it applies to the matching delegations (its rules look at matches only).
  */
 export async function prepareStreamedTarget(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {
-  const { began, roots, files, index, scan, notes } = await indexTree(options);
+  const { began, roots, files, index, scan, notes } = await indexTree(options, { fileIds: true });
   const query = options.target;
   const sessionFiles = filesBySession(files.map((f) => f.display));
-  // A delegation id, key (`id#2`) or parent run id is one of the ids that link events: only the
-  // components holding it can match, and the first two target rules look no further.
-  const hash = query.indexOf('#');
-  const plan = { view: index.view(), ...index.components(hash > 0 ? [hash53(query), hash53(query.slice(0, hash))] : [hash53(query)]) };
-  const linked = resolveLinked(query, plan, files, sessionFiles);
-  if (linked) return { scan, notes, began, ...linked };
+  const hash = query.indexOf('#'); // a key: `id#2`
+  const plan = { view: index.view(), ...index.components(hash > 0 ? [hash53(query), hash53(query.slice(0, hash))] : [hash53(query)], filesNaming(query, index.fileIds, files)) };
   const matches = targetCandidate(query, sessionFiles);
-  const stream = streamPlan(plan, files, { retain: matches });
+  const m = new ComponentMaterializer(plan, files);
   const groupOf = new Map<Delegation, Delegation[]>();
   const candidates: Delegation[] = [];
-  for (const { delegation, all } of stream.items) {
-    if (!matches(delegation)) continue;
-    candidates.push(delegation);
+  for (const c of plan.linked) {
+    const all = m.materialize(c);
+    const found = all.filter(matches);
+    if (found.length === 0) {
+      forgetScan(all); // not kept: a broad prefix must not hold every component
+      continue;
+    }
+    candidates.push(...found);
     for (const d of all) groupOf.set(d, all); // nested delegations are in the same group
   }
+  const changed = m.changedLines;
+  m.close();
   const r = resolveTarget(query, candidates, sessionFiles);
   if (!r.ok) throw targetError(r, query, roots, scan);
   const selected = r.delegations;
-  const changed = stream.changedLines();
   return {
     scan,
     kind: r.kind,
@@ -179,30 +185,14 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   };
 }
 
-/**
- * A target resolved by the delegation-id or parent-run rule from the components linked to it
- * alone: every delegation either rule can select is in them, and those rules come first. Null
- * when neither selects one there (the session and prefix rules need every delegation).
- */
-function resolveLinked(query: string, plan: ComponentPlan & { linked: number[] }, files: JournalFile[], sessionFiles: Map<string, string[]>): Pick<ReportSource, 'kind' | 'items' | 'lateNotes'> | null {
-  if (plan.linked.length === 0) return null;
-  const m = new ComponentMaterializer(plan, files);
-  const groups = plan.linked.map((c) => m.materialize(c));
-  const groupOf = new Map<Delegation, Delegation[]>();
-  for (const all of groups) for (const d of all) groupOf.set(d, all);
-  const r = resolveTarget(query, [...groupOf.keys()], sessionFiles);
-  const changed = m.changedLines;
-  m.close();
-  if (!r.ok || (r.kind !== 'delegation' && r.kind !== 'parent-run')) {
-    for (const all of groups) forgetScan(all);
-    return null;
-  }
-  const selected = r.delegations;
-  return {
-    kind: r.kind,
-    items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
-    lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
-  };
+/** Files whose events carry `query` as a session id or as the start of a delegation id, or named after it as a session. */
+function filesNaming(query: string, fileIds: readonly FileIds[], files: readonly JournalFile[]): Set<number> {
+  const out = new Set<number>();
+  for (const f of fileIds) if (f.sessionIds.includes(query) || f.delegationIds.some((id) => id.startsWith(query))) out.add(f.fileIndex);
+  files.forEach((f, i) => {
+    if (f.sessionId === query) out.add(i);
+  });
+  return out;
 }
 
 /** The sessions roots and their journals; Limits lines for layout folders that cannot be listed. */
@@ -214,10 +204,10 @@ async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[];
 }
 
 /** Discovers the sessions tree and scans it into an event index (the streamed paths' first step). */
-async function indexTree(options: AnalyzeOptions) {
+async function indexTree(options: AnalyzeOptions, { fileIds = false }: { fileIds?: boolean } = {}) {
   const began = monotonicMs();
   const { roots, files, notes } = await discoverTree(options);
-  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs });
+  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs, fileIds });
   const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
   return { began, roots, files, index, scan, notes };
 }

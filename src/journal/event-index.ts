@@ -34,6 +34,15 @@ export interface IndexChunk {
   arena: Uint8Array;
   /** `session_end` events: counted in the scan's stats, not indexed (no check needs them). */
   unindexed: number;
+  /** For a named target only: each file's distinct delegation ids and session ids. */
+  fileIds?: FileIds[];
+}
+
+/** The delegation ids and `session_id`s a file's events carry (a named target's session and prefix rules). */
+export interface FileIds {
+  fileIndex: number;
+  delegationIds: string[];
+  sessionIds: string[];
 }
 
 function linkIds(e: JournalEvent): (string | null)[] {
@@ -70,12 +79,23 @@ export class IndexChunkBuilder {
   private arena: Buffer[] = [];
   private arenaBytes = 0;
   private unindexed = 0;
+  private readonly fileIds: Map<number, { delegationIds: Set<string>; sessionIds: Set<string> }> | null;
+
+  constructor({ fileIds = false }: { fileIds?: boolean } = {}) {
+    this.fileIds = fileIds ? new Map() : null;
+  }
 
   /** `offset` −1: the line cannot be read again (gzip, stdin), so its bytes are copied. */
   add(e: JournalEvent, buf: Buffer, start: number, end: number, offset: number): void {
     if (e.type === 'session_end') {
       this.unindexed++;
       return;
+    }
+    if (this.fileIds) {
+      let ids = this.fileIds.get(e.fileIndex);
+      if (!ids) this.fileIds.set(e.fileIndex, (ids = { delegationIds: new Set(), sessionIds: new Set() }));
+      if ('delegationId' in e) ids.delegationIds.add(e.delegationId);
+      if (e.sessionId !== null) ids.sessionIds.add(e.sessionId);
     }
     const i = this.fileIndex.length;
     this.fileIndex.push(e.fileIndex);
@@ -125,6 +145,7 @@ export class IndexChunkBuilder {
       previewFull: Float64Array.from(this.previewFull),
       previewPrefix: Float64Array.from(this.previewPrefix),
       unindexed: this.unindexed,
+      ...(this.fileIds ? { fileIds: [...this.fileIds].map(([fileIndex, ids]) => ({ fileIndex, delegationIds: [...ids.delegationIds], sessionIds: [...ids.sessionIds] })) } : {}),
     };
   }
 }
@@ -205,6 +226,8 @@ export class EventIndex {
   private readonly arenas: Uint8Array[] = [];
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
   eventCount = 0;
+  /** Each file's delegation and session ids, when the scan collected them (a named target). */
+  readonly fileIds: FileIds[] = [];
 
   private ids = new NumberTable(4096);
   private ended = false;
@@ -220,6 +243,7 @@ export class EventIndex {
   add(c: IndexChunk): void {
     if (this.ended) throw new Error('EventIndex.add after components()');
     this.eventCount += c.count + c.unindexed;
+    if (c.fileIds) for (const f of c.fileIds) this.fileIds.push(f);
     // An archived line's offset becomes −(arena × 2^32 + position) − 1: exact in a double.
     const arenaBase = c.arena.length ? this.arenas.push(c.arena) - 1 : 0;
     const first = this.fileIndex.size;
@@ -314,9 +338,10 @@ export class EventIndex {
    * Components in the order their first delegation can appear, and the preview tables. Ends the
    * index: the union-find and the hashes, needed only to build these, are released. `linkedTo`:
    * id hashes whose components are also listed (`linked`, in order): the ones holding an event
-   * that carries such an id (a hash collision only adds one).
+   * that carries such an id (a hash collision only adds one), and those with an event in one of
+   * the files `inFiles`.
    */
-  components(linkedTo: readonly number[] = []): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[] } {
+  components(linkedTo: readonly number[] = [], inFiles: ReadonlySet<number> = new Set()): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[] } {
     if (this.ended) throw new Error('EventIndex.components() is called once');
     const n = this.fileIndex.size;
     // Number the roots; count each one's records.
@@ -394,6 +419,7 @@ export class EventIndex {
       const node = this.ids.get(h);
       if (node !== undefined) linked.add(rank[compOfRoot[this.find(node)]]);
     }
+    if (inFiles.size) for (let i = 0; i < n; i++) if (inFiles.has(this.fileIndex.get(i))) linked.add(rank[compOfRecord[i]]);
     const result = {
       components: table,
       full: previews(this.previewFull),

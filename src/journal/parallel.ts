@@ -15,8 +15,11 @@ export interface WorkerFile {
   fileIndex: number;
 }
 
-/** `events`: send the parsed events back; `index`: send index records only (event-index.ts). */
-export type ScanMode = 'events' | 'index';
+/**
+ * `events`: send the parsed events back; `index`: send index records only (event-index.ts);
+ * `index-named`: also each file's delegation and session ids, for a named target.
+ */
+export type ScanMode = 'events' | 'index' | 'index-named';
 export type WorkerRequest = { type: 'job'; id: number; files: WorkerFile[]; mode: ScanMode } | { type: 'stop' };
 export type WorkerResponse = { type: 'done'; id: number; results: ScanFileOutput[]; chunk?: IndexChunk };
 
@@ -93,7 +96,7 @@ function workerUrl(): URL {
 /** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
 export async function scanGroup(files: WorkerFile[], mode: ScanMode): Promise<GroupResult> {
   const seen = files.length > 1 ? new Set<string>() : undefined;
-  const builder = mode === 'index' ? new IndexChunkBuilder() : undefined;
+  const builder = mode === 'events' ? undefined : new IndexChunkBuilder({ fileIds: mode === 'index-named' });
   const sink = builder ? builder.add.bind(builder) : undefined;
   const results: ScanFileOutput[] = [];
   for (const f of files) results.push(await scanFile({ ...f, seen, sink }));
@@ -119,9 +122,9 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
  * The streamed `--all` scan: the same reading (threads, pre-filter, duplicate filter), but each
  * event is kept as an index record, so memory follows the number of events at ~85 bytes each.
  */
-export async function indexJournalsParallel(files: JournalFile[], options: ParallelScanOptions = {}): Promise<{ files: FileStats[]; index: EventIndex }> {
+export async function indexJournalsParallel(files: JournalFile[], options: ParallelScanOptions & { fileIds?: boolean } = {}): Promise<{ files: FileStats[]; index: EventIndex }> {
   const index = new EventIndex();
-  const results = await scanAll(files, options, 'index', (chunk) => index.add(chunk));
+  const results = await scanAll(files, options, options.fileIds ? 'index-named' : 'index', (chunk) => index.add(chunk));
   return { files: results.map((o) => o.stats), index };
 }
 

@@ -119,6 +119,22 @@ describe('streamed --all (event index, one component at a time)', () => {
     expect(steady(streamed.stdout)).toBe(steady(inMemory.stdout));
   });
 
+  it('finds a session named only inside the lines, and a prefix, through the ids each file carries', async () => {
+    const tree = path.join(tmp, 'sessions-inside');
+    mkdirSync(tree, { recursive: true });
+    // A Gen A style file: its name is no session, its events say which session they belong to.
+    writeFileSync(path.join(tree, 'delegation.jsonl'), `${[...delegation('s-inner', 'd-abc-1', 'run-1', 0, [['r-1', 'a', 'one']], 'one'), ...delegation('s-other', 'd-xyz-2', 'run-2', 60, [['r-2', 'b', 'two']], 'two')].join('\n')}\n`);
+    writeFileSync(path.join(tree, 's-other.jsonl'), `${delegation('s-other', 'd-abd-3', 'run-3', 120, [['r-3', 'c', 'three']], 'three').join('\n')}\n`);
+    for (const [target, ids] of [['s-inner', ['d-abc-1']], ['s-other', ['d-xyz-2', 'd-abd-3']], ['d-xy', ['d-xyz-2']], ['d-ab', null], ['d-q', null]] as const) {
+      const args = ['--sessions', tree, target, '--format', 'json'];
+      const streamed = await runMain(args);
+      const inMemory = await runMain(args, { env: { TRACE_DELEGATION_INDEXED: '0' } });
+      expect({ ...streamed, stdout: steady(streamed.stdout) }, target).toEqual({ ...inMemory, stdout: steady(inMemory.stdout) });
+      if (ids) expect(JSON.parse(streamed.stdout).delegations.map((d: { id: string }) => d.id), target).toEqual(ids);
+      else expect(streamed.code, target).toBe(2); // ambiguous (d-ab) or unknown (d-q)
+    }
+  });
+
   it('the library streamAll() gives the report analyze({ all: true }) gives, block by block', async () => {
     for (const tree of ['sessions', 'join', 'hostile'].map((t) => path.join(FIXTURES, t))) {
       const options = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [tree] };

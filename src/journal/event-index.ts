@@ -1,10 +1,11 @@
 // The streamed `--all` scan keeps, for each delegation event, where its line is (file, byte
 // offset, length, line number) and the ids that link it to other events, as numbers in typed
-// arrays: about 85 bytes an event, ids and preview hashes included, instead of a parsed object
-// (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are copied outside
-// the JS heap, one block per chunk. Columns grow in fixed pages (paged.ts). Events linked by an
-// id (same delegation, sub-run, parent run, retry or marker run) form one component; the report
-// re-reads one component's lines at a time (model/component-stream.ts).
+// arrays: about 70 bytes an event, ids and preview hashes included, instead of a parsed object
+// (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are kept outside
+// the JS heap, deflated, one block per chunk. Columns grow in fixed pages (paged.ts). Events
+// linked by an id (same delegation, sub-run, parent run, retry or marker run) form one
+// component; the report re-reads one component's lines at a time (model/component-stream.ts).
+import { createRequire } from 'node:module';
 import { hash53, NumberTable, windowHash } from './id-hash.js';
 import { PagedColumn } from './paged.js';
 import { MIN_SUBSTRING, withoutTruncationMark } from './preview.js';
@@ -17,7 +18,7 @@ export const LINKS = 4;
 export interface IndexChunk {
   count: number;
   fileIndex: Int32Array;
-  /** Byte offset of the line in its file; −(k + 1) when the line is `arena[k, k + length)`. */
+  /** Byte offset of the line in its file; −(k + 1) when the line is `arena[k, k + length)` (once inflated). */
   offset: Float64Array;
   length: Int32Array;
   line: Int32Array;
@@ -30,7 +31,7 @@ export interface IndexChunk {
   previewAt: Int32Array;
   previewFull: Float64Array;
   previewPrefix: Float64Array;
-  /** Lines of gzip archives: they cannot be re-read by offset. */
+  /** Lines of gzip archives (they cannot be re-read by offset), raw-deflated: a quarter of the bytes. */
   arena: Uint8Array;
   /** `session_end` events: counted in the scan's stats, not indexed (no check needs them). */
   unindexed: number;
@@ -124,12 +125,11 @@ export class IndexChunkBuilder {
   }
 
   finish(): IndexChunk {
-    // Its own buffer (never Buffer's shared pool): it is transferred to the main thread.
-    const arena = new Uint8Array(this.arenaBytes);
-    let at = 0;
-    for (const part of this.arena) {
-      arena.set(part, at);
-      at += part.length;
+    let arena = new Uint8Array(0);
+    if (this.arenaBytes > 0) {
+      // Deflated (fast level: JSON lines of ids shrink to about a quarter) into its own buffer,
+      // never Buffer's shared pool: it is transferred to the main thread.
+      arena = new Uint8Array(zlib().deflateRawSync(Buffer.concat(this.arena, this.arenaBytes), { level: 1 }));
     }
     return {
       arena,
@@ -154,6 +154,11 @@ export class IndexChunkBuilder {
 export function chunkTransferList(c: IndexChunk): ArrayBuffer[] {
   return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.arena].map((a) => a.buffer as ArrayBuffer);
 }
+
+// zlib on first use, by require (the CLI bundle is compiled by vm.Script, which has no import()).
+const requireHere = createRequire(import.meta.url);
+let zlibModule: typeof import('node:zlib') | undefined;
+const zlib = () => (zlibModule ??= requireHere('node:zlib') as typeof import('node:zlib'));
 
 const ints = () => PagedColumn.ints();
 const doubles = () => PagedColumn.doubles();
@@ -222,8 +227,10 @@ export class EventIndex {
   readonly line = ints();
   /** Union-find node of each record's first id. */
   private node = ints();
-  /** Each chunk's archived lines, as it came (never concatenated: no large block is copied or freed). */
+  /** Each chunk's archived lines, deflated, as it came (never concatenated: no large block is copied or freed). */
   private readonly arenas: Uint8Array[] = [];
+  /** The arena inflated last: components come in time order, so one archive's come one after another. */
+  private inflated: { arena: number; bytes: Buffer } | null = null;
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
   eventCount = 0;
   /** Each file's delegation and session ids, when the scan collected them (a named target). */
@@ -275,7 +282,7 @@ export class EventIndex {
 
   /** The records' columns, and their archived lines. */
   view(): IndexView {
-    const { arenas, offset, length } = this;
+    const { offset, length } = this;
     return {
       fileIndex: this.fileIndex,
       offset,
@@ -283,10 +290,16 @@ export class EventIndex {
       line: this.line,
       archived: (r) => {
         const k = -offset.get(r) - 1;
-        const arena = arenas[Math.floor(k / ARENA_STRIDE)];
-        return Buffer.from(arena.buffer, arena.byteOffset + (k % ARENA_STRIDE), length.get(r));
+        const bytes = this.arenaBytes(Math.floor(k / ARENA_STRIDE));
+        return bytes.subarray(k % ARENA_STRIDE, (k % ARENA_STRIDE) + length.get(r));
       },
     };
+  }
+
+  /** Arena `a`, inflated (the last one is kept: the next record usually needs it too). */
+  private arenaBytes(a: number): Buffer {
+    if (this.inflated?.arena !== a) this.inflated = { arena: a, bytes: zlib().inflateRawSync(this.arenas[a]) };
+    return this.inflated.bytes;
   }
 
   private newNode(): number {

@@ -242,7 +242,7 @@ export async function newestRecentFirst(options: AnalyzeOptions, count: number):
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);
   if (rows.some((d) => !d.started)) return null;
-  const assembler = new ReportAssembler(r.scan, { kind: 'all' }, { ...options, all: true });
+  const assembler = new ReportAssembler(r.scan, { kind: 'all' }, options);
   return { newest: rows.map((d) => assembler.delegationReport(d, delegations)), read: r.read, files: r.total, since: r.newestStart };
 }
 

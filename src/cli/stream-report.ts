@@ -97,6 +97,7 @@ export async function writeReportStream(
       if (r.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) failing = true;
       count++;
       yield r;
+      onDelegation?.(count); // written by now
     }
   }
 
@@ -110,7 +111,6 @@ export async function writeReportStream(
     for (const r of reports()) {
       const flushing = out.write(`${count > 1 ? ',\n' : around({})[0].slice(0, -4)}${asArrayElement(r)}`);
       if (flushing) await flushing; // `await undefined` would still cost a turn of the microtask queue
-      onDelegation?.(count);
     }
     if (count === 0) await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
     else await out.write(`${around(assembler.tail())[1]}\n`);
@@ -118,7 +118,6 @@ export async function writeReportStream(
     for (const r of reports()) {
       const flushing = out.write(`${count > 1 ? '\n\n' : ''}${delegationBlock(r, ctx)}`);
       if (flushing) await flushing;
-      onDelegation?.(count);
     }
     if (count === 0) await out.write('No delegation found.'); // --all over a tree without one
     const { limits } = assembler.tail();

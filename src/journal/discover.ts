@@ -147,6 +147,16 @@ function canList(dir: string): boolean {
   }
 }
 
+/** A file's size and modification time, or null when it cannot be stat'ed now. */
+export function sizeAndMtime(path: string): { size: number; mtimeMs: number } | null {
+  try {
+    const st = statSync(path);
+    return { size: st.size, mtimeMs: st.mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
 function isDirectory(p: string): boolean {
   try {
     return statSync(p).isDirectory();

@@ -1,6 +1,6 @@
 // The streamed `--all` scan keeps, for each delegation event, where its line is (file, byte
 // offset, length, line number) and the ids that link it to other events, as numbers in typed
-// arrays: about 70 bytes an event, ids and preview hashes included, instead of a parsed object
+// arrays: about 68 bytes an event, ids and preview hashes included, instead of a parsed object
 // (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are kept outside
 // the JS heap, deflated, one block per chunk. Columns grow in fixed pages (paged.ts). Events
 // linked by an id (same delegation, sub-run, parent run, retry or marker run) form one

@@ -1,9 +1,9 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import type { JournalFile } from './discover.js';
+import { sizeAndMtime, type JournalFile } from './discover.js';
 import { EventIndex, IndexChunkBuilder, type IndexChunk } from './event-index.js';
 import { isGzipPath, scanFile, type ScanFileOutput } from './scan-file.js';
 import type { ScanOptions } from './scan.js';
@@ -69,12 +69,7 @@ interface Group {
 function groupFiles(files: JournalFile[]): Group[] {
   const byKey = new Map<string, Group>();
   files.forEach((f, fileIndex) => {
-    let size = 0;
-    try {
-      size = statSync(f.path).size;
-    } catch {
-      // scanFile reports why the file cannot be read
-    }
+    const size = sizeAndMtime(f.path)?.size ?? 0; // unreadable: scanFile reports why
     const g = byKey.get(f.pairKey) ?? { files: [], weight: 0, bytes: 0 };
     g.files.push({ path: f.path, display: f.display, fileIndex });
     g.weight += isGzipPath(f.path) ? size * GZIP_WEIGHT : size;

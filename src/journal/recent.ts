@@ -1,5 +1,4 @@
-import { statSync } from 'node:fs';
-import type { JournalFile } from './discover.js';
+import { sizeAndMtime, type JournalFile } from './discover.js';
 import { compareInstants } from './time.js';
 import type { FileStats, Instant, JournalEvent, ScanResult } from './types.js';
 
@@ -32,16 +31,6 @@ interface Unit {
   indexes: number[];
   mtimeMs: number;
   bytes: number;
-}
-
-/** A file's size and modification time, or null when it cannot be stat'ed now. */
-export function sizeAndMtime(path: string): { size: number; mtimeMs: number } | null {
-  try {
-    const st = statSync(path);
-    return { size: st.size, mtimeMs: st.mtimeMs };
-  } catch {
-    return null;
-  }
 }
 
 function unitsByRecency(files: JournalFile[]): Unit[] {
@@ -81,8 +70,7 @@ export async function scanRecentFirst(
   const outputs = new Map<number, { stats: FileStats; events: JournalEvent[] }>();
   // The `count` newest starts seen so far, newest first; the last of them is S once there are `count`.
   const starts: { time: Instant; ts: string }[] = [];
-  let newest: Instant | null = null;
-  let newestTs: string | null = null;
+  const nth = () => (starts.length === count ? starts[count - 1] : null);
   let fullReason: string | null = null;
   let readBytes = 0;
   let next = 0;
@@ -114,14 +102,11 @@ export async function scanRecentFirst(
         }
       }
     }
-    if (starts.length === count) {
-      newest = starts[count - 1].time;
-      newestTs = starts[count - 1].ts;
-    }
   };
 
   while (next < units.length) {
-    const cutoff: number | null = newest && !fullReason ? (newest as Instant).ms - MTIME_MARGIN_MS : null;
+    const s = nth();
+    const cutoff: number | null = s && !fullReason ? s.time.ms - MTIME_MARGIN_MS : null;
     if (cutoff !== null && units[next].mtimeMs < cutoff) break;
     if (readBytes >= maxBytes) {
       fullReason ??= `more than ${maxBytes} bytes would be read`;
@@ -147,5 +132,5 @@ export async function scanRecentFirst(
     scan.files.push(o.stats);
     for (const e of o.events) scan.events.push(e);
   }
-  return { scan, read: outputs.size, total: files.length, newestStart: fullReason ? null : newestTs, fullReason };
+  return { scan, read: outputs.size, total: files.length, newestStart: fullReason ? null : (nth()?.ts ?? null), fullReason };
 }

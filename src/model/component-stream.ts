@@ -217,17 +217,11 @@ export interface ComponentStream {
 
 /**
  * Delegations of the whole index in delegationOrder, each with the delegations of its component
- * (every delegation it shares an id with, nested ones included), in this thread.
+ * (every delegation it shares an id with, nested ones included), in this thread. A component's
+ * lookups are dropped once its last delegation has been taken: check each one when it comes.
  */
-export function streamDelegations(index: EventIndex, files: readonly Pick<JournalFile, 'path' | 'display'>[], options: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
-  return streamPlan({ view: index.view(), ...index.components() }, files, options);
-}
-
-/** streamDelegations over an index whose components were already built (EventIndex.components ends it). */
-export function streamPlan(plan: ComponentPlan, files: readonly Pick<JournalFile, 'path' | 'display'>[], { retain }: { retain?: (d: Delegation) => boolean } = {}): ComponentStream {
-  const m = new ComponentMaterializer(plan, files);
-  // Components holding a delegation the caller keeps: their lookups must outlive the stream.
-  const kept = new Set<Delegation[]>();
+export function streamDelegations(index: EventIndex, files: readonly Pick<JournalFile, 'path' | 'display'>[]): ComponentStream {
+  const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files);
   let materialized = 0;
   function* items(): Generator<ReportItem> {
     // A k-way merge: a delegation is due once no unread component can hold an earlier one.
@@ -240,12 +234,11 @@ export function streamPlan(plan: ComponentPlan, files: readonly Pick<JournalFile
       while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) {
         const item = pending[head++];
         yield item;
-        if (retain?.(item.delegation)) kept.add(item.all);
         const n = left.get(item.all)! - 1;
         if (n > 0) left.set(item.all, n);
         else {
           left.delete(item.all);
-          if (!kept.has(item.all)) forgetScan(item.all);
+          forgetScan(item.all);
         }
       }
       if (!bound) break;

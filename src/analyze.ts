@@ -4,8 +4,8 @@ import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
 import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
-import type { FileIds } from './journal/event-index.js';
-import { scanRecentFirst } from './journal/recent.js';
+import { compareKeys, type FileIds, type OrderKey } from './journal/event-index.js';
+import { RECENT_MAX_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
@@ -61,18 +61,34 @@ const isLastQuery = (options: AnalyzeOptions) => !options.all && isLastTarget(op
 
 /** `notes` are Limits lines about what was read (e.g. the files `last` could skip). */
 export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: ScanResult; roots: string[]; notes: string[] }> {
-  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [] };
+  const { scan, roots, notes } = await readJournals(options);
+  return { scan, roots, notes };
+}
+
+interface JournalsRead {
+  scan: ScanResult;
+  roots: string[];
+  notes: string[];
+  /** The discovered journals (none for standard input). */
+  files: JournalFile[];
+  /** `last` stopped at `maxEvents` before its rule applied: `scan` cannot stand for the tree. */
+  cut: boolean;
+}
+
+/** loadJournals; `last` keeps at most `maxEvents` events before it gives up on reading recent files only. */
+async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE_INFINITY): Promise<JournalsRead> {
+  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false };
   const { roots, files, notes: unreadable } = await discoverTree(options);
-  if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable };
+  if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false };
   if (isLastQuery(options) && options.recentFirst !== false) {
-    const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }));
+    const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }), { maxEvents });
     const notes =
-      r.read < r.total
+      r.read < r.total && r.newestStart
         ? [`last read ${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
         : [];
-    return { scan: r.scan, roots, notes: [...unreadable, ...notes] };
+    return { scan: r.scan, roots, notes: [...unreadable, ...notes], files, cut: stoppedShort(r) };
   }
-  return { scan: await scanJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs }), roots, notes: unreadable };
+  return { scan: await scanJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs }), roots, notes: unreadable, files, cut: false };
 }
 
 export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
@@ -101,7 +117,10 @@ export interface PreparedAnalysis extends ReportSelection, ReportSource {}
 /** Reads the journals, groups delegations and resolves the target; the checks run later, per delegation. */
 export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<PreparedAnalysis> {
   const began = monotonicMs();
-  const { scan, roots, notes } = await loadJournals(options);
+  return analysisOf(await readJournals(options), options, began);
+}
+
+function analysisOf({ scan, roots, notes }: JournalsRead, options: AnalyzeOptions, began: number): PreparedAnalysis {
   const delegations = groupDelegations(scan.events).sort(delegationOrder);
   const sessionFiles = filesBySession(scan.files.map((f) => f.file));
   let selected: Delegation[];
@@ -185,6 +204,65 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   };
 }
 
+/**
+ * `last` for the streamed formats. Usually as prepareAnalysis: the files modified since the newest
+ * delegation started, read into memory. But journals copied without their modification times
+ * (`cp -r`, `scp -r`) all look new, and that rule would then read the whole tree into memory. So
+ * once it would keep more than RECENT_MAX_EVENTS events, the whole tree is indexed instead (as for
+ * `--all`), and the groups of linked delegations are rebuilt newest start first, only until no
+ * group left can hold a newer start than the newest found. Same result as a whole-tree read.
+ */
+export async function prepareStreamedLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS): Promise<ReportSource> {
+  const began = monotonicMs();
+  const read = await readJournals(options, maxEvents);
+  if (!read.cut) return analysisOf(read, options, began);
+  read.scan.events.length = 0; // the partial read is not used: free it before the whole tree
+  const { roots, files, notes } = read;
+  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs, starts: true });
+  const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
+  const plan = { view: index.view(), ...index.components() };
+  const newest = plan.newest!;
+  // A start without a parseable ts orders by its place in the files (delegationOrder): every delegation is needed.
+  if (newest.untimed > 0) return prepareAnalysis({ ...options, recentFirst: false });
+  const m = new ComponentMaterializer(plan, files);
+  let best: Delegation | null = null;
+  let group: Delegation[] = [];
+  for (let k = 0; k < newest.components.length; k++) {
+    if (best && compareKeys(newest.keys[k], startKey(best)) < 0) break; // no delegation there starts later
+    const all = m.materialize(newest.components[k]);
+    const top = newestStarted(all);
+    if (top && (!best || delegationOrder(top, best) > 0)) {
+      if (best) forgetScan(group);
+      best = top;
+      group = all;
+    } else forgetScan(all);
+  }
+  const changed = m.changedLines;
+  m.close();
+  const r = resolveTarget(undefined, group);
+  if (!r.ok) throw targetError(r, undefined, roots, scan);
+  return {
+    scan,
+    kind: r.kind,
+    notes,
+    began,
+    items: () => r.delegations.map((delegation) => ({ delegation, all: group })),
+    lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
+  };
+}
+
+function newestStarted(all: readonly Delegation[]): Delegation | null {
+  let newest: Delegation | null = null;
+  for (const d of all) if (d.started && (!newest || delegationOrder(d, newest) > 0)) newest = d;
+  return newest;
+}
+
+/** A started delegation's place in the order of `last` (its start event's time, file and line). */
+function startKey(d: Delegation): OrderKey {
+  const s = d.started!;
+  return { ms: s.time!.ms, subNs: s.time!.subNs, fileIndex: s.fileIndex, line: s.line };
+}
+
 /** Files whose events carry `query` as a session id or as the start of a delegation id, or named after it as a session. */
 function filesNaming(query: string, fileIds: readonly FileIds[], files: readonly JournalFile[]): Set<number> {
   const out = new Set<number>();
@@ -237,7 +315,7 @@ export interface RecentRows {
  */
 export async function newestRecentFirst(options: AnalyzeOptions, count: number): Promise<RecentRows | null> {
   const { files } = await discoverTree(options);
-  const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }), { count });
+  const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }), { count, maxEvents: RECENT_MAX_EVENTS });
   if (r.read === r.total || !r.newestStart) return null;
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);

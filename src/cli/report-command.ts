@@ -1,6 +1,6 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
 import { writeFileSync } from 'node:fs';
-import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
+import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareStreamedLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
@@ -102,13 +102,15 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   if (!registry) {
     // text and json are written as each delegation is checked; a whole-tree --all also keeps only
     // an index of the events and checks one linked group of delegations at a time.
-    // A named target too: the tree is read once, and only the matches are kept and checked.
+    // A named target too: the tree is read once, and only the matches are kept and checked. And
+    // `last`, when the files modified since the newest start would hold too many events to keep.
     const indexed = !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
     const opts = { ...analyzeOptions, onFile };
     let source: ReportSource;
     try {
       if (indexed && flags.all) source = await prepareStreamedAll(opts);
       else if (indexed && named) source = await prepareStreamedTarget({ ...opts, target: analyzeOptions.target! });
+      else if (indexed) source = await prepareStreamedLast(opts);
       else source = await prepareAnalysis(opts);
     } finally {
       progress?.finish();

@@ -31,6 +31,8 @@ export interface IndexChunk {
   previewAt: Int32Array;
   previewFull: Float64Array;
   previewPrefix: Float64Array;
+  /** The chunk-local records that are `delegation_started` events (`last` looks for the newest). */
+  starts: Int32Array;
   /** Lines of gzip archives (they cannot be re-read by offset), raw-deflated: a quarter of the bytes. */
   arena: Uint8Array;
   /** `session_end` events: counted in the scan's stats, not indexed (no check needs them). */
@@ -77,6 +79,7 @@ export class IndexChunkBuilder {
   private previewAt: number[] = [];
   private previewFull: number[] = [];
   private previewPrefix: number[] = [];
+  private starts: number[] = [];
   private arena: Buffer[] = [];
   private arenaBytes = 0;
   private unindexed = 0;
@@ -111,6 +114,7 @@ export class IndexChunkBuilder {
     this.line.push(e.line);
     this.ms.push(e.time ? e.time.ms : Number.NEGATIVE_INFINITY);
     this.subNs.push(e.time ? e.time.subNs : 0);
+    if (e.type === 'delegation_started') this.starts.push(i);
     const ids = linkIds(e);
     for (let k = 0; k < LINKS; k++) this.links.push(ids[k] ? hash53(ids[k]!) : Number.NaN);
     if (e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string') {
@@ -144,6 +148,7 @@ export class IndexChunkBuilder {
       previewAt: Int32Array.from(this.previewAt),
       previewFull: Float64Array.from(this.previewFull),
       previewPrefix: Float64Array.from(this.previewPrefix),
+      starts: Int32Array.from(this.starts),
       unindexed: this.unindexed,
       ...(this.fileIds ? { fileIds: [...this.fileIds].map(([fileIndex, ids]) => ({ fileIndex, delegationIds: [...ids.delegationIds], sessionIds: [...ids.sessionIds] })) } : {}),
     };
@@ -152,7 +157,7 @@ export class IndexChunkBuilder {
 
 /** The buffers of a chunk, for postMessage's transfer list (no copy between threads). */
 export function chunkTransferList(c: IndexChunk): ArrayBuffer[] {
-  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.arena].map((a) => a.buffer as ArrayBuffer);
+  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.starts, c.arena].map((a) => a.buffer as ArrayBuffer);
 }
 
 // zlib on first use, by require (the CLI bundle is compiled by vm.Script, which has no import()).
@@ -219,6 +224,16 @@ export interface IndexView {
   archived(r: number): Buffer;
 }
 
+/** Components holding a `delegation_started`, by their newest start (`last` on a whole tree). */
+export interface NewestStarts {
+  /** Component ranks, newest start first. */
+  components: Int32Array;
+  /** Each one's newest start: no delegation of that component starts after it. */
+  keys: OrderKey[];
+  /** Starts whose `ts` does not parse: they are not in `components`. */
+  untimed: number;
+}
+
 /** Every chunk merged: records, the union-find over linked ids, and the preview hashes. */
 export class EventIndex {
   readonly fileIndex = ints();
@@ -246,6 +261,12 @@ export class EventIndex {
   private previewNode = ints();
   private previewFull = doubles();
   private previewPrefix = doubles();
+  /** `delegation_started` records and their times, when asked for (newestStarts). */
+  private readonly starts: { record: PagedColumn; ms: PagedColumn; subNs: PagedColumn } | null;
+
+  constructor({ starts = false }: { starts?: boolean } = {}) {
+    this.starts = starts ? { record: ints(), ms: doubles(), subNs: ints() } : null;
+  }
 
   add(c: IndexChunk): void {
     if (this.ended) throw new Error('EventIndex.add after components()');
@@ -273,6 +294,12 @@ export class EventIndex {
       this.node.push(own);
       this.lower(root < 0 ? own : root, c.ms[i], c.subNs[i], c.fileIndex[i], c.line[i]);
     }
+    if (this.starts)
+      for (const j of c.starts) {
+        this.starts.record.push(first + j);
+        this.starts.ms.push(c.ms[j]);
+        this.starts.subNs.push(c.subNs[j]);
+      }
     for (let j = 0; j < c.previewAt.length; j++) {
       this.previewNode.push(this.node.get(first + c.previewAt[j]));
       this.previewFull.push(c.previewFull[j]);
@@ -354,7 +381,10 @@ export class EventIndex {
    * that carries such an id (a hash collision only adds one), and those with an event in one of
    * the files `inFiles`.
    */
-  components(linkedTo: readonly number[] = [], inFiles: ReadonlySet<number> = new Set()): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[] } {
+  components(
+    linkedTo: readonly number[] = [],
+    inFiles: ReadonlySet<number> = new Set(),
+  ): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[]; newest: NewestStarts | null } {
     if (this.ended) throw new Error('EventIndex.components() is called once');
     const n = this.fileIndex.size;
     // Number the roots; count each one's records.
@@ -438,6 +468,7 @@ export class EventIndex {
       full: previews(this.previewFull),
       prefix: previews(this.previewPrefix),
       linked: [...linked].sort((a, b) => a - b),
+      newest: this.starts && this.newestStarts(this.starts, (r) => rank[compOfRecord[r]]),
     };
     this.ended = true;
     this.ids = new NumberTable(0);
@@ -446,6 +477,23 @@ export class EventIndex {
     return result;
   }
 
+  private newestStarts(starts: NonNullable<EventIndex['starts']>, componentOf: (record: number) => number): NewestStarts {
+    const best = new Map<number, OrderKey>();
+    let untimed = 0;
+    for (let k = 0; k < starts.record.size; k++) {
+      const r = starts.record.get(k);
+      const key = { ms: starts.ms.get(k), subNs: starts.subNs.get(k), fileIndex: this.fileIndex.get(r), line: this.line.get(r) };
+      if (key.ms === Number.NEGATIVE_INFINITY) {
+        untimed++;
+        continue;
+      }
+      const c = componentOf(r);
+      const had = best.get(c);
+      if (!had || compareKeys(key, had) > 0) best.set(c, key);
+    }
+    const order = [...best].sort((a, b) => compareKeys(b[1], a[1]));
+    return { components: Int32Array.from(order, ([c]) => c), keys: order.map(([, key]) => key), untimed };
+  }
 }
 
 export function compareKeys(a: OrderKey, b: OrderKey): number {

@@ -117,8 +117,11 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
  * The streamed `--all` scan: the same reading (threads, pre-filter, duplicate filter), but each
  * event is kept as an index record, so memory follows the number of events at ~68 bytes each.
  */
-export async function indexJournalsParallel(files: JournalFile[], options: ParallelScanOptions & { fileIds?: boolean } = {}): Promise<{ files: FileStats[]; index: EventIndex }> {
-  const index = new EventIndex();
+export async function indexJournalsParallel(
+  files: JournalFile[],
+  options: ParallelScanOptions & { fileIds?: boolean; starts?: boolean } = {},
+): Promise<{ files: FileStats[]; index: EventIndex }> {
+  const index = new EventIndex({ starts: options.starts });
   const results = await scanAll(files, options, options.fileIds ? 'index-named' : 'index', (chunk) => index.add(chunk));
   return { files: results.map((o) => o.stats), index };
 }

@@ -13,6 +13,14 @@ import type { FileStats, Instant, JournalEvent, ScanResult } from './types.js';
 /** Tolerance for coarse file-system mtimes and for `ts` being taken just before the write. */
 export const MTIME_MARGIN_MS = 2000;
 
+/**
+ * Delegation events a streamed `last` or `list` keeps in memory (≈ 1–2 KB each, parsed and
+ * grouped) before it gives up on the shortcut and indexes the whole tree instead. Journals
+ * copied without their modification times (`cp -r`, `scp -r`) all look new, so the rule would
+ * read everything into memory: 513 MB for a 236 MB tree of 20,000 sessions.
+ */
+export const RECENT_MAX_EVENTS = 20_000;
+
 export type SubsetScanner = (files: JournalFile[]) => Promise<ScanResult>;
 
 export interface RecentScan {
@@ -22,9 +30,12 @@ export interface RecentScan {
   total: number;
   /** The newest start's `ts` (the N-th newest for `count` N), when the subset rule applied. */
   newestStart: string | null;
-  /** Why the rule did not apply: every file was read after all (no usable start, a file written after its mtime…), or reading stopped at `maxBytes`. */
+  /** Why the rule did not apply: every file was read after all (no usable start, a file written after its mtime…), or reading stopped at `maxBytes` or `maxEvents`. */
   fullReason: string | null;
 }
+
+/** Whether reading stopped at a limit before the rule applied: the files read cannot stand for the tree. */
+export const stoppedShort = (r: RecentScan) => r.newestStart === null && r.read < r.total;
 
 /** One `<sid>.jsonl` / `<sid>.jsonl.gz` pair (or a single file): always read together. */
 interface Unit {
@@ -63,8 +74,8 @@ function writtenAfterMtime(stats: FileStats): boolean {
 export async function scanRecentFirst(
   files: JournalFile[],
   scanSubset: SubsetScanner,
-  /** `maxBytes`: give up (no `newestStart`) rather than read more than this before the rule applies. */
-  { count = 1, maxBytes = Number.POSITIVE_INFINITY }: { count?: number; maxBytes?: number } = {},
+  /** `maxBytes`, `maxEvents`: give up (no `newestStart`) rather than read or keep more than this before the rule applies. */
+  { count = 1, maxBytes = Number.POSITIVE_INFINITY, maxEvents = Number.POSITIVE_INFINITY }: { count?: number; maxBytes?: number; maxEvents?: number } = {},
 ): Promise<RecentScan> {
   const units = unitsByRecency(files);
   const outputs = new Map<number, { stats: FileStats; events: JournalEvent[] }>();
@@ -73,11 +84,13 @@ export async function scanRecentFirst(
   const nth = () => (starts.length === count ? starts[count - 1] : null);
   let fullReason: string | null = null;
   let readBytes = 0;
+  let keptEvents = 0;
   let next = 0;
 
   const readUnits = async (batch: Unit[]) => {
     const indexes = batch.flatMap((u) => u.indexes).sort((a, b) => a - b);
     const result = await scanSubset(indexes.map((i) => files[i]));
+    keptEvents += result.events.length;
     // The subset scanner numbers files 0..n-1; give them back their place in the full list.
     const byLocal = indexes.map((i) => ({ stats: null as FileStats | null, events: [] as JournalEvent[], index: i }));
     result.files.forEach((s, k) => {
@@ -108,14 +121,16 @@ export async function scanRecentFirst(
     const s = nth();
     const cutoff: number | null = s && !fullReason ? s.time.ms - MTIME_MARGIN_MS : null;
     if (cutoff !== null && units[next].mtimeMs < cutoff) break;
-    if (readBytes >= maxBytes) {
-      fullReason ??= `more than ${maxBytes} bytes would be read`;
+    if (readBytes >= maxBytes || keptEvents >= maxEvents) {
+      fullReason ??= readBytes >= maxBytes ? `more than ${maxBytes} bytes would be read` : `more than ${maxEvents} events would be kept`;
       break;
     }
     const batch: Unit[] = [];
     let bytes = 0;
-    // The newest file first (it usually holds the answer), then batches as large as all read so far.
-    const budget = readBytes;
+    // The newest file first (it usually holds the answer), then batches as large as all read so
+    // far, or as the events still allowed would take at the density read so far.
+    const room = keptEvents > 0 ? ((maxEvents - keptEvents) * readBytes) / keptEvents : Number.POSITIVE_INFINITY;
+    const budget = Math.min(readBytes, room);
     while (next < units.length && (batch.length === 0 || bytes < budget)) {
       if (cutoff !== null && units[next].mtimeMs < cutoff) break;
       batch.push(units[next]);

@@ -1,16 +1,18 @@
 // `last` reads newest-first by mtime and stops once the newest delegation_started is newer than
 // every unread file. It must give the same delegation report as a full scan, reading fewer files.
-import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { analyze, newestRecentFirst, TargetError } from '../../src/analyze.js';
+import { analyze, newestRecentFirst, prepareAnalysis, prepareStreamedLast, TargetError, type AnalyzeOptions, type ReportSource } from '../../src/analyze.js';
+import { writeReportStream } from '../../src/cli/stream-report.js';
 import { discoverJournals } from '../../src/journal/discover.js';
-import { MTIME_MARGIN_MS, scanRecentFirst } from '../../src/journal/recent.js';
+import { MTIME_MARGIN_MS, scanRecentFirst, stoppedShort } from '../../src/journal/recent.js';
 import { scanJournals } from '../../src/journal/scan.js';
 import { ev, journal } from '../helpers/journal.js';
-import { runMain } from '../helpers/cli.js';
+import { FIXTURES, ROOT, runBin, runMain } from '../helpers/cli.js';
 
 const NOW = Date.parse('2026-01-10T00:00:00Z');
 const dirs: string[] = [];
@@ -140,6 +142,22 @@ describe('recent-first last', () => {
     expect(unlimited.read).toBe((await scanRecentFirst(files, (subset) => scanJournals(subset))).read);
   });
 
+  it('gives up past maxEvents, before keeping much more than that (files copied without their dates all look new)', async () => {
+    const { root } = history();
+    touchAll(root, NOW); // what `cp -r` does
+    const files = await discoverJournals([root], root);
+    const all = await scanRecentFirst(files, (subset) => scanJournals(subset));
+    expect(all.read).toBe(files.length); // every file is newer than every start
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxEvents: 13 });
+    expect(stoppedShort(r)).toBe(true);
+    expect(r.fullReason).toMatch(/more than 13 events would be kept/);
+    // Batches are sized by the events still allowed at the density read so far: one more file of
+    // 5-6 events at most (18 kept here), not as many bytes as everything read before (30).
+    expect(r.scan.events.length).toBeGreaterThanOrEqual(13);
+    expect(r.scan.events.length).toBeLessThan(13 + 7);
+    expect(stoppedShort(all)).toBe(false);
+  });
+
   it('reads everything when a delegation_started has no parseable ts', async () => {
     const { root } = history();
     put(root, 's-untimed.jsonl', [ev.started('sometime', { delegation_id: 'd-untimed', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })], NOW - 60_000);
@@ -157,6 +175,105 @@ describe('recent-first last', () => {
     const err = await analyze(opts(root)).catch((e) => e);
     expect(err).toBeInstanceOf(TargetError);
     expect(err.message).toBe('no delegation_started event found in 2 journal files under ' + root);
+  });
+});
+
+/** Sets every journal's modification time to `ms`, as a copy that does not keep dates would. */
+function touchAll(dir: string, ms: number): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) touchAll(p, ms);
+    else utimesSync(p, new Date(ms), new Date(ms));
+  }
+}
+
+/** What writeReportStream writes for `source`, with the measured duration zeroed. */
+async function written(source: ReportSource, options: AnalyzeOptions, format: string): Promise<{ out: string; code: number }> {
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on('data', (d: Buffer) => chunks.push(d));
+  const code = await writeReportStream(sink, format, source, options, { color: false, failOn: 'error' });
+  return { out: Buffer.concat(chunks).toString().replace(/"durationMs": \d+/, '"durationMs": 0'), code };
+}
+
+describe('last over a tree whose modification times narrow nothing (streamed formats)', () => {
+  it('indexes the whole tree and rebuilds the newest groups only: the same report as reading every event', async () => {
+    const { root } = history();
+    touchAll(root, NOW);
+    const checkDirs = readdirSync(path.join(FIXTURES, 'checks')).map((d) => path.join(FIXTURES, 'checks', d));
+    const trees = [root, ...['sessions', 'formats', 'join', 'safe', 'hostile'].map((t) => path.join(FIXTURES, t)), ...checkDirs];
+    for (const tree of trees) {
+      const options: AnalyzeOptions = { sessions: [tree], cwd: ROOT, checkOptions: { nowMs: NOW } };
+      for (const format of ['json', 'text']) {
+        const outcome = (source: () => Promise<ReportSource>) => source().then((s) => written(s, options, format), (err: Error) => ({ error: err.message }));
+        const inMemory = await outcome(() => prepareAnalysis({ ...options, recentFirst: false }));
+        // maxEvents 0: the recent-first read stops at once, so the index path always runs.
+        const indexed = await outcome(() => prepareStreamedLast(options, 0));
+        expect(indexed, `${tree} (${format})`).toEqual(inMemory);
+        if (tree === root) expect(indexed).toHaveProperty('out');
+      }
+    }
+  });
+
+  it('keeps rebuilding groups while one could still hold a newer start than the newest found', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    // d-x was started twice: its group's newest start record is the repeat (NOW - 1 h), but the
+    // delegation orders by its first start (3 days ago). d-y, in another group, started in between
+    // and is the newest delegation: the group rebuilt first does not hold the answer.
+    const x = delegation('d-x', NOW - 3 * DAY);
+    const y = delegation('d-y', NOW - DAY);
+    const repeat = ev.started(iso(NOW - 3600_000), { delegation_id: 'd-x', parent_run_id: 'p-d-x', pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] });
+    put(root, 's-1.jsonl', [...x.head, ...x.runs, ...x.tail, repeat], NOW);
+    put(root, 's-2.jsonl', [...y.head, ...y.runs, ...y.tail], NOW);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    const indexed = await written(await prepareStreamedLast(options, 0), options, 'json');
+    expect(JSON.parse(indexed.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-y']);
+    expect(indexed).toEqual(inMemory);
+  });
+
+  it('with a start whose ts does not parse, reads every event as before (that order needs them all)', async () => {
+    const { root } = history();
+    // In the last file found: an untimed start orders after the starts of earlier files.
+    put(root, 'v1/users/b64-enp6/sessions/s-untimed.jsonl', [ev.started('sometime', { delegation_id: 'd-untimed', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })], NOW);
+    touchAll(root, NOW);
+    const options: AnalyzeOptions = { sessions: [root], cwd: ROOT, checkOptions: { nowMs: NOW } };
+    const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    expect(JSON.parse(inMemory.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-untimed']);
+    expect(await written(await prepareStreamedLast(options, 0), options, 'json')).toEqual(inMemory);
+  });
+
+  it('says no delegation was found, as the full read does', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    put(root, 'a.jsonl', [ev.marker(iso(NOW - DAY), 'pause', 'r')], NOW);
+    const err = await prepareStreamedLast({ sessions: [root], cwd: root }, 0).catch((e) => e);
+    expect(err).toBeInstanceOf(TargetError);
+    expect(err.message).toBe('no delegation_started event found in 1 journal file under ' + root);
+  });
+
+  it('keeps memory down from the CLI: 60,000 events copied without their dates', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    for (let f = 0; f < 40; f++) {
+      const lines: string[] = [];
+      for (let k = 0; k < 250; k++) {
+        const d = delegation(`d-${f}-${k}`, NOW - DAY + (f * 250 + k) * 60_000);
+        lines.push(...d.head, ...d.runs, ...d.tail);
+      }
+      put(root, `s-${f}.jsonl`, lines, NOW);
+    }
+    const peak = async (env: NodeJS.ProcessEnv) => {
+      const rssFile = path.join(root, `rss-${env.TRACE_DELEGATION_INDEXED ?? '1'}`);
+      const r = await runBin(['--sessions', root, 'last', '--format', 'json'], { env: { ...env, NODE_OPTIONS: `--import=${path.join(ROOT, 'bench/maxrss.mjs')}`, BENCH_RSS_FILE: rssFile } });
+      return { out: r.stdout.replace(/"durationMs": \d+/, '"durationMs": 0'), kib: Number(readFileSync(rssFile, 'utf8')) };
+    };
+    const indexed = await peak({});
+    const inMemory = await peak({ TRACE_DELEGATION_INDEXED: '0' });
+    expect(JSON.parse(indexed.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-39-249']);
+    expect(indexed.out).toBe(inMemory.out);
+    expect(indexed.kib).toBeLessThan(inMemory.kib * 0.8); // measured: 84 against 137 MB
   });
 });
 

@@ -249,11 +249,11 @@ describe('streamed --all (event index, one component at a time)', () => {
 });
 
 /** An index of delegation starts: [line, ms, delegation id, parent run id] each, in one chunk. */
-function startsIndex(starts: [number, number, string, string][]): EventIndex {
+function startsIndex(starts: [number, number | null, string, string][], options: { starts?: boolean } = {}): EventIndex {
   const b = new IndexChunkBuilder();
   for (const [line, ms, delegationId, parentRunId] of starts)
-    b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: { ms, subNs: 0 }, sessionId: null }, Buffer.alloc(50), 0, 50, line * 100);
-  const index = new EventIndex();
+    b.add({ type: 'delegation_started', delegationId, parentRunId, pattern: null, agentIds: [], agentCount: null, file: 'f', line, fileIndex: 0, ts: '', time: ms === null ? null : { ms, subNs: 0 }, sessionId: null }, Buffer.alloc(50), 0, 50, line * 100);
+  const index = new EventIndex(options);
   index.add(b.finish());
   return index;
 }
@@ -282,6 +282,22 @@ describe('event index', () => {
     // Components in order: {d-early, d-sibling} (1000), d-late (5000), d-other (7000).
     expect([0, 1, 2].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [0], [3]]);
     expect(linked).toEqual([0, 1]); // each once, in order; the unknown id adds none
+  });
+
+  it('lists the components holding a start by their newest start, for `last` over a whole tree', () => {
+    const rows: [number, number | null, string, string][] = [
+      [1, 5000, 'd-late', 'p-2'],
+      [2, 1000, 'd-early', 'p-1'],
+      [3, 9000, 'd-sibling', 'p-1'], // d-early's component: its newest start is 9000
+      [4, 7000, 'd-other', 'p-3'],
+      [5, null, 'd-untimed', 'p-4'], // no parseable ts: counted, not ordered
+    ];
+    const { components, newest } = startsIndex(rows, { starts: true }).components();
+    expect(newest!.untimed).toBe(1);
+    expect([...newest!.components].map((c) => [...components.recordsOf(c)])).toEqual([[1, 2], [3], [0]]);
+    expect(newest!.keys.map((k) => k.ms)).toEqual([9000, 7000, 5000]);
+    expect(newest!.keys[0]).toEqual({ ms: 9000, subNs: 0, fileIndex: 0, line: 3 });
+    expect(startsIndex(rows).components().newest).toBeNull(); // not asked for: nothing kept
   });
 
   it('keeps each chunk’s archived lines apart and returns each record’s own bytes', () => {

@@ -69,14 +69,21 @@ interface Group {
 function groupFiles(files: JournalFile[]): Group[] {
   const byKey = new Map<string, Group>();
   files.forEach((f, fileIndex) => {
-    const size = sizeAndMtime(f.path)?.size ?? 0; // unreadable: scanFile reports why
     const g = byKey.get(f.pairKey) ?? { files: [], weight: 0, bytes: 0 };
     g.files.push({ path: f.path, display: f.display, fileIndex });
-    g.weight += isGzipPath(f.path) ? size * GZIP_WEIGHT : size;
-    g.bytes += size;
     byKey.set(f.pairKey, g);
   });
   return [...byKey.values()];
+}
+
+/** Sizes and weights, for sharing groups between threads (a one-thread scan needs none: a stat a file). */
+function weigh(groups: Group[]): void {
+  for (const g of groups)
+    for (const f of g.files) {
+      const size = sizeAndMtime(f.path)?.size ?? 0; // unreadable: scanFile reports why
+      g.weight += isGzipPath(f.path) ? size * GZIP_WEIGHT : size;
+      g.bytes += size;
+    }
 }
 
 /**
@@ -128,8 +135,9 @@ export async function indexJournalsParallel(
 
 async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode: ScanMode, onChunk: (c: IndexChunk) => void): Promise<ScanFileOutput[]> {
   const groups = groupFiles(files);
-  const totalBytes = groups.reduce((n, g) => n + g.bytes, 0);
   const jobs = Math.min(options.jobs ?? defaultJobs(), groups.length);
+  if (jobs > 1) weigh(groups);
+  const totalBytes = groups.reduce((n, g) => n + g.bytes, 0);
   const results: ScanFileOutput[] = new Array(files.length);
   let done = 0;
   let bytes = 0;
@@ -144,7 +152,7 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   };
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
-    const here = new HereScanner(mode, record);
+    const here = new HereScanner(mode, record, false);
     for (const g of groups) await here.take(g);
     await here.drain();
     options.onPlan?.({ threads: 0, fellBack: 0 });
@@ -170,6 +178,8 @@ class HereScanner {
   constructor(
     private readonly mode: ScanMode,
     private readonly record: (r: GroupResult) => void,
+    /** Workers are running: their answers (and requests for more) are read between groups. */
+    private readonly yieldEachGroup: boolean,
   ) {}
 
   async take(g: Group): Promise<void> {
@@ -180,7 +190,9 @@ class HereScanner {
       return;
     }
     this.record(await scanGroup(g.files, this.mode));
-    await new Promise((r) => setImmediate(r)); // archives in flight take their next chunk
+    // Archives in flight take their next chunk, workers are answered (a turn of the loop costs
+    // ≈ 5 µs: 0.1 s over 20,000 small sessions when nothing was waiting).
+    if (this.yieldEachGroup || this.archives.size > 0) await new Promise((r) => setImmediate(r));
   }
 
   async drain(): Promise<void> {
@@ -245,7 +257,7 @@ async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) =>
     w.on('exit', fail);
     feed(w);
   }
-  const here = new HereScanner(mode, record);
+  const here = new HereScanner(mode, record, true);
   for (;;) {
     const group = queue.shift();
     if (group) {

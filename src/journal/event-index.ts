@@ -33,8 +33,9 @@ export interface IndexChunk {
   previewPrefix: Float64Array;
   /** The chunk-local records that are `delegation_started` events (`last` looks for the newest). */
   starts: Int32Array;
-  /** Lines of gzip archives (they cannot be re-read by offset), raw-deflated: a quarter of the bytes. */
+  /** Lines of gzip archives (they cannot be re-read by offset): raw-deflated when `arenaDeflated`, else as read. */
   arena: Uint8Array;
+  arenaDeflated: boolean;
   /** `session_end` events: counted in the scan's stats, not indexed (no check needs them). */
   unindexed: number;
   /** For a named target only: each file's distinct delegation ids and session ids. */
@@ -66,6 +67,13 @@ function linkIds(e: JournalEvent): (string | null)[] {
       return [];
   }
 }
+
+/**
+ * Archived lines are deflated together once this many have gathered: one zlib call per arena,
+ * not per archive (a zlib stream costs ≈ 75 µs to set up: 1.5 s over 20,000 small archives),
+ * and below glibc's 128 KiB mmap threshold for the block concatenated to deflate it (paged.ts).
+ */
+const ARENA_BYTES = 96 * 1024;
 
 /** Collects one group's events as index records (the scanner's sink). */
 export class IndexChunkBuilder {
@@ -129,13 +137,22 @@ export class IndexChunkBuilder {
   }
 
   finish(): IndexChunk {
-    let arena = new Uint8Array(0);
-    if (this.arenaBytes > 0) {
-      // Deflated (fast level: JSON lines of ids shrink to about a quarter) into its own buffer,
-      // never Buffer's shared pool: it is transferred to the main thread.
-      arena = new Uint8Array(zlib().deflateRawSync(Buffer.concat(this.arena, this.arenaBytes), { level: 1 }));
+    // Its own buffer, never Buffer's shared pool: it is transferred to the main thread. A large
+    // archive's lines are deflated here; a small one's are deflated by the index with others'
+    // (EventIndex.add), and never make a block above glibc's mmap threshold (paged.ts).
+    const deflated = this.arenaBytes >= ARENA_BYTES;
+    let arena: Uint8Array;
+    if (deflated) arena = new Uint8Array(zlib().deflateRawSync(Buffer.concat(this.arena, this.arenaBytes), { level: 1 }));
+    else {
+      arena = new Uint8Array(this.arenaBytes);
+      let at = 0;
+      for (const b of this.arena) {
+        arena.set(b, at);
+        at += b.length;
+      }
     }
     return {
+      arenaDeflated: deflated,
       arena,
       count: this.fileIndex.length,
       fileIndex: Int32Array.from(this.fileIndex),
@@ -210,7 +227,7 @@ export interface PreviewTable {
 }
 
 const BITS = 1 << 20;
-/** Archived line positions: arena number × 2^32 + byte position (chunk arenas are far below 4 GiB). */
+/** Archived line positions: arena number × 2^32 + byte position (arenas are far below 4 GiB). */
 const ARENA_STRIDE = 2 ** 32;
 
 /** What re-reading a record's line needs: its file, place and length, or its archived bytes. */
@@ -242,8 +259,11 @@ export class EventIndex {
   readonly line = ints();
   /** Union-find node of each record's first id. */
   private node = ints();
-  /** Each chunk's archived lines, deflated, as it came (never concatenated: no large block is copied or freed). */
+  /** Archived lines, raw-deflated at the fastest level (a quarter of the bytes), about ARENA_BYTES each before. */
   private readonly arenas: Uint8Array[] = [];
+  /** Archived lines not deflated yet: the next arena. */
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
   /** The arena inflated last: components come in time order, so one archive's come one after another. */
   private inflated: { arena: number; bytes: Buffer } | null = null;
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
@@ -272,13 +292,20 @@ export class EventIndex {
     if (this.ended) throw new Error('EventIndex.add after components()');
     this.eventCount += c.count + c.unindexed;
     if (c.fileIds) for (const f of c.fileIds) this.fileIds.push(f);
-    // An archived line's offset becomes −(arena × 2^32 + position) − 1: exact in a double.
-    const arenaBase = c.arena.length ? this.arenas.push(c.arena) - 1 : 0;
+    // An archived line's offset becomes −(arena × 2^32 + position) − 1: exact in a double. A
+    // deflated chunk arena is an arena of its own; raw lines join the arena being gathered.
+    if (c.arenaDeflated) this.sealArena();
+    const arenaBase = this.arenas.length * ARENA_STRIDE + this.pendingBytes;
+    if (c.arenaDeflated) this.arenas.push(c.arena);
+    else if (c.arena.length) {
+      this.pending.push(c.arena);
+      this.pendingBytes += c.arena.length;
+    }
     const first = this.fileIndex.size;
     for (let i = 0; i < c.count; i++) {
       const off = c.offset[i];
       this.fileIndex.push(c.fileIndex[i]);
-      this.offset.push(off < 0 ? off - arenaBase * ARENA_STRIDE : off);
+      this.offset.push(off < 0 ? off - arenaBase : off);
       this.length.push(c.length[i]);
       this.line.push(c.line[i]);
       let root = -1;
@@ -305,6 +332,21 @@ export class EventIndex {
       this.previewFull.push(c.previewFull[j]);
       this.previewPrefix.push(c.previewPrefix[j]);
     }
+    if (this.pendingBytes >= ARENA_BYTES) this.sealArena();
+  }
+
+  /** Bytes the archived lines take in the index (deflated, and those not deflated yet). */
+  get archivedBytes(): number {
+    return this.arenas.reduce((n, a) => n + a.length, this.pendingBytes);
+  }
+
+  /** Deflates the archived lines gathered so far into the next arena. */
+  private sealArena(): void {
+    if (this.pendingBytes === 0) return;
+    const raw = Buffer.concat(this.pending, this.pendingBytes);
+    this.arenas.push(new Uint8Array(zlib().deflateRawSync(raw, { level: 1 })));
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 
   /** The records' columns, and their archived lines. */
@@ -325,6 +367,7 @@ export class EventIndex {
 
   /** Arena `a`, inflated (the last one is kept: the next record usually needs it too). */
   private arenaBytes(a: number): Buffer {
+    if (a === this.arenas.length) this.sealArena(); // read before the scan ended
     if (this.inflated?.arena !== a) this.inflated = { arena: a, bytes: zlib().inflateRawSync(this.arenas[a]) };
     return this.inflated.bytes;
   }
@@ -386,6 +429,7 @@ export class EventIndex {
     inFiles: ReadonlySet<number> = new Set(),
   ): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[]; newest: NewestStarts | null } {
     if (this.ended) throw new Error('EventIndex.components() is called once');
+    this.sealArena();
     const n = this.fileIndex.size;
     // Number the roots; count each one's records.
     const compOfRoot = new Int32Array(this.parent.size).fill(-1);

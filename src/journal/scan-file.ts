@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
 import { parseTimestamp } from './time.js';
@@ -403,9 +403,11 @@ export const isGzipPath = (p: string) => p.endsWith('.gz');
 export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   const stats = emptyStats(input.display, input.fileIndex);
   if (!isGzipPath(input.path)) return scanPlainFile(input, stats);
+  let size: number;
   try {
     const st = statSync(input.path);
     stats.mtimeMs = st.mtimeMs;
+    size = st.size;
     if (!st.isFile()) {
       stats.error = 'not a regular file';
       return { events: [], stats };
@@ -414,11 +416,39 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
     stats.error = describeError(err);
     return { events: [], stats };
   }
+  if (size <= SMALL_ARCHIVE_BYTES) {
+    const whole = scanSmallArchive(input, stats);
+    if (whole) return whole;
+  }
   const source = createReadStream(input.path, { highWaterMark: READ_SIZE });
   const { createGunzip } = requireHere('node:zlib') as typeof import('node:zlib');
   const gunzip = createGunzip({ chunkSize: READ_SIZE });
   source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
   return scanStream(source.pipe(gunzip), input, stats);
+}
+
+/**
+ * Archives up to this size are inflated in one call: a read stream and a zlib stream with their
+ * buffers cost ≈ 0.4 ms to set up, more than inflating 64 KiB (20,000 archived sessions took 10 s
+ * to scan that way, against 2.8 s for the same sessions uncompressed).
+ */
+export const SMALL_ARCHIVE_BYTES = 64 * 1024;
+/** …and inflate to at most this much; a larger one (a gzip bomb) takes the stream, which never holds it whole. */
+const SMALL_ARCHIVE_MAX_OUTPUT = 16 * 1024 * 1024;
+
+/** A small archive read and inflated at once; null when that fails (damaged, not gzip, too large): the stream then reads what it can and says why. */
+function scanSmallArchive(input: ScanFileInput, stats: FileStats): ScanFileOutput | null {
+  let text: Buffer;
+  try {
+    const { gunzipSync } = requireHere('node:zlib') as typeof import('node:zlib');
+    text = gunzipSync(readFileSync(input.path), { maxOutputLength: SMALL_ARCHIVE_MAX_OUTPUT });
+  } catch {
+    return null;
+  }
+  const scanner = new LineScanner(input, stats);
+  scanner.push(text);
+  scanner.finish();
+  return { events: scanner.events, stats };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, sizeAndMtime, type JournalFile } from '../journal/discover.js';
 import { scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
-import { describeError, isGzipPath, LineScanner, readPlainInto } from '../journal/scan-file.js';
+import { describeError, isGzipPath, LineScanner, OPEN_FLAGS, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
 import { groupDelegations } from '../model/group.js';
@@ -256,6 +256,10 @@ class Follower {
     } catch {
       return; // deleted or unreadable for now: keep what was read
     }
+    if (!st.isFile()) {
+      tail.scanner.stats.error = 'not a regular file'; // replaced by a FIFO or a folder: never opened
+      return;
+    }
     if (st.size === tail.size && st.mtimeMs === tail.mtimeMs) return;
     const first = tail.size < 0;
     const unreadUpTo = tail.unreadUpTo;
@@ -273,8 +277,10 @@ class Follower {
     if (st.size < tail.offset) this.reset(tail);
     let fd: number | undefined;
     try {
-      fd = openSync(tail.file.path, 'r');
-      if (fstatSync(fd).size < tail.offset) this.reset(tail);
+      fd = openSync(tail.file.path, OPEN_FLAGS); // not blocking, should it have become a FIFO since
+      const now = fstatSync(fd);
+      if (!now.isFile()) throw new Error('not a regular file');
+      if (now.size < tail.offset) this.reset(tail);
       if (unreadUpTo !== undefined) {
         // First what it held when the replay ended (its lines count for the line numbers too), as replay.
         tail.offset = readPlainInto(fd, tail.scanner, 0, unreadUpTo);

@@ -395,36 +395,63 @@ export function readPlainInto(fd: number, scanner: LineScanner, offset = 0, end 
 }
 
 /** Opening never waits on a FIFO named *.jsonl (fstat then tells it is not a file); 0 where the flag does not exist. */
-const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
+export const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
 
 export const isGzipPath = (p: string) => p.endsWith('.gz');
 
 /** Streams one journal (plain or gzip) and returns its delegation-relevant events and counts. */
 export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   const stats = emptyStats(input.display, input.fileIndex);
-  if (!isGzipPath(input.path)) return scanPlainFile(input, stats);
-  let size: number;
-  try {
-    const st = statSync(input.path);
-    stats.mtimeMs = st.mtimeMs;
-    size = st.size;
-    if (!st.isFile()) {
-      stats.error = 'not a regular file';
-      return { events: [], stats };
+  const opened = openJournal(input.path, stats);
+  if (!opened) return { events: [], stats };
+  if (!isGzipPath(input.path)) return scanPlainFile(input, stats, opened);
+  if (opened.size <= SMALL_ARCHIVE_BYTES) {
+    const whole = scanSmallArchive(input, stats, opened.fd);
+    if (whole) {
+      closeSync(opened.fd);
+      return whole;
     }
-  } catch (err) {
-    stats.error = describeError(err);
-    return { events: [], stats };
   }
-  if (size <= SMALL_ARCHIVE_BYTES) {
-    const whole = scanSmallArchive(input, stats);
-    if (whole) return whole;
-  }
-  const source = createReadStream(input.path, { highWaterMark: READ_SIZE });
+  // The stream closes the descriptor when it ends or fails.
+  const source = createReadStream(input.path, { fd: opened.fd, start: 0, highWaterMark: READ_SIZE });
   const { createGunzip } = requireHere('node:zlib') as typeof import('node:zlib');
   const gunzip = createGunzip({ chunkSize: READ_SIZE });
   source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
+  gunzip.on('error', () => source.destroy()); // nor close the source when the archive is corrupt
   return scanStream(source.pipe(gunzip), input, stats);
+}
+
+/**
+ * Opens a journal without blocking (a FIFO named *.jsonl would wait for a writer) and checks on
+ * the open descriptor that it is a regular file: no stat of the path first, and no moment between
+ * the check and the open for the file to be swapped. Null, with `stats.error` set, when it cannot
+ * be read.
+ */
+function openJournal(p: string, stats: FileStats): { fd: number; size: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(p, OPEN_FLAGS);
+  } catch (err) {
+    // As a stat would tell: a socket cannot be opened, and is no journal either.
+    try {
+      const st = statSync(p);
+      stats.mtimeMs = st.mtimeMs;
+      stats.error = st.isFile() ? describeError(err) : 'not a regular file';
+    } catch (statErr) {
+      stats.error = describeError(statErr);
+    }
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    stats.mtimeMs = st.mtimeMs;
+    if (st.isFile()) return { fd, size: st.size };
+    stats.error = 'not a regular file';
+  } catch (err) {
+    stats.error = describeError(err);
+  }
+  closeSync(fd);
+  return null;
 }
 
 /**
@@ -437,11 +464,11 @@ export const SMALL_ARCHIVE_BYTES = 64 * 1024;
 const SMALL_ARCHIVE_MAX_OUTPUT = 16 * 1024 * 1024;
 
 /** A small archive read and inflated at once; null when that fails (damaged, not gzip, too large): the stream then reads what it can and says why. */
-function scanSmallArchive(input: ScanFileInput, stats: FileStats): ScanFileOutput | null {
+function scanSmallArchive(input: ScanFileInput, stats: FileStats, fd: number): ScanFileOutput | null {
   let text: Buffer;
   try {
     const { gunzipSync } = requireHere('node:zlib') as typeof import('node:zlib');
-    text = gunzipSync(readFileSync(input.path), { maxOutputLength: SMALL_ARCHIVE_MAX_OUTPUT });
+    text = gunzipSync(readFileSync(fd), { maxOutputLength: SMALL_ARCHIVE_MAX_OUTPUT });
   } catch {
     return null;
   }
@@ -455,30 +482,10 @@ function scanSmallArchive(input: ScanFileInput, stats: FileStats): ScanFileOutpu
  * A plain journal: one open, one fstat and, for a small file, one read (a tree of 20,000 small
  * sessions spent a third of its scan on a stat before the open and a read that found the end).
  */
-function scanPlainFile(input: ScanFileInput, stats: FileStats): ScanFileOutput {
-  let fd: number;
-  try {
-    fd = openSync(input.path, OPEN_FLAGS);
-  } catch (err) {
-    // As a stat first would have told: a socket cannot be opened, and is no journal either.
-    try {
-      const st = statSync(input.path);
-      stats.mtimeMs = st.mtimeMs;
-      stats.error = st.isFile() ? describeError(err) : 'not a regular file';
-    } catch (statErr) {
-      stats.error = describeError(statErr);
-    }
-    return { events: [], stats };
-  }
+function scanPlainFile(input: ScanFileInput, stats: FileStats, { fd, size }: { fd: number; size: number }): ScanFileOutput {
   const scanner = new LineScanner(input, stats, 0, { rereadable: true });
   try {
-    const st = fstatSync(fd);
-    stats.mtimeMs = st.mtimeMs;
-    if (!st.isFile()) {
-      stats.error = 'not a regular file';
-      return { events: [], stats };
-    }
-    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, st.size);
+    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, size);
   } catch (err) {
     stats.error = describeError(err);
   } finally {

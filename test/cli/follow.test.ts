@@ -1,7 +1,7 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -194,6 +194,30 @@ describe('--follow', () => {
     expect(dNew.timeline.map((t: { line: number }) => t.line)).toEqual([6, 7, 8, 9]); // after s-a's five old lines
     for (const t of dNew.timeline) expect(linesOfA[t.line - 1]).toContain('"delegation_id":"d-new"');
     expect(dNew.findings.filter((x: { severity: string }) => x.severity !== 'info')).toEqual([]);
+  });
+
+  const hasMkfifo = (() => {
+    try {
+      execFileSync('mkfifo', ['--version'], { stdio: 'ignore' });
+      return process.platform !== 'win32';
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!hasMkfifo)('a followed journal replaced by a FIFO is never opened for reading: the other journals go on', async () => {
+    const dir = tree();
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-1')));
+    const swapped = path.join(dir, 's-2.jsonl');
+    writeFileSync(swapped, journal(started('d-2')));
+    const f = follow(dir, []);
+    await f.waitFor(READY, 15_000, 'stderr');
+    unlinkSync(swapped);
+    execFileSync('mkfifo', [swapped]); // opening it for reading would wait for a writer
+    await sleep(600); // several polls
+    appendFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-3')));
+    await f.waitFor(/Delegation Trace: d-3/);
+    expect(await f.stop()).toBe(0);
   });
 
   it('refuses standard input and --output with one sentence', async () => {

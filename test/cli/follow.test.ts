@@ -1,11 +1,12 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
 import { ev, journal } from '../helpers/journal.js';
 
 interface Follow {
@@ -196,15 +197,6 @@ describe('--follow', () => {
     expect(dNew.findings.filter((x: { severity: string }) => x.severity !== 'info')).toEqual([]);
   });
 
-  const hasMkfifo = (() => {
-    try {
-      execFileSync('mkfifo', ['--version'], { stdio: 'ignore' });
-      return process.platform !== 'win32';
-    } catch {
-      return false;
-    }
-  })();
-
   it.skipIf(!hasMkfifo)('a followed journal replaced by a FIFO is never opened for reading: the other journals go on', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-1')));
@@ -213,7 +205,7 @@ describe('--follow', () => {
     const f = follow(dir, []);
     await f.waitFor(READY, 15_000, 'stderr');
     unlinkSync(swapped);
-    execFileSync('mkfifo', [swapped]); // opening it for reading would wait for a writer
+    mkfifo(swapped); // opening it for reading would wait for a writer
     await sleep(600); // several polls
     appendFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-3')));
     await f.waitFor(/Delegation Trace: d-3/);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMain, ROOT } from '../helpers/cli.js';
+import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
 import { ev, journal } from '../helpers/journal.js';
 import { expectHealthy, LOCAL, removeTempDirs, runBinWithin, SAMPLE, tempDir, writeTree, type JsonStats } from './support.js';
 
@@ -273,20 +274,11 @@ describe('entries that are not journal files', () => {
     expect(self.stderr).toBe(`trace-delegation: sessions root ${path.join(root, 'self.jsonl')} is a loop of symbolic links\n`);
   });
 
-  const hasMkfifo = (() => {
-    try {
-      execFileSync('mkfifo', ['--version'], { stdio: 'ignore' });
-      return process.platform !== 'win32';
-    } catch {
-      return false;
-    }
-  })();
-
   it.skipIf(!hasMkfifo)('a FIFO named *.jsonl never blocks the scan: skipped in the tree, reported when named', async () => {
     const root = tempDir('fifo');
     writeTree(root, { 'good.jsonl': SAMPLE });
     mkdirSync(path.join(root, LOCAL), { recursive: true });
-    execFileSync('mkfifo', [path.join(root, 'pipe.jsonl'), path.join(root, LOCAL, 'pipe.jsonl'), path.join(root, 'pipe.jsonl.gz')]);
+    mkfifo(path.join(root, 'pipe.jsonl'), path.join(root, LOCAL, 'pipe.jsonl'), path.join(root, 'pipe.jsonl.gz'));
     // The three ways a tree is searched, in one run: each reaches good.jsonl, which is read once.
     const trees = [root, path.join(root, '*.jsonl'), path.join(root, '**', '*.jsonl*')].flatMap((s) => ['--sessions', s]);
     const r = await runBinWithin([...trees, '--all', '--format', 'json'], 20_000);

@@ -4,7 +4,7 @@ import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
 import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
-import { compareKeys, type FileIds, type OrderKey } from './journal/event-index.js';
+import { compareKeys, type EventIndex, type FileIds, type OrderKey } from './journal/event-index.js';
 import { RECENT_MAX_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
@@ -220,25 +220,10 @@ export async function prepareStreamedLast(options: AnalyzeOptions, maxEvents = R
   const { roots, files, notes } = read;
   const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs, starts: true });
   const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
-  const plan = { view: index.view(), ...index.components() };
-  const newest = plan.newest!;
+  const newest = newestGroup(index, files);
   // A start without a parseable ts orders by its place in the files (delegationOrder): every delegation is needed.
-  if (newest.untimed > 0) return prepareAnalysis({ ...options, recentFirst: false });
-  const m = new ComponentMaterializer(plan, files);
-  let best: Delegation | null = null;
-  let group: Delegation[] = [];
-  for (let k = 0; k < newest.components.length; k++) {
-    if (best && compareKeys(newest.keys[k], startKey(best)) < 0) break; // no delegation there starts later
-    const all = m.materialize(newest.components[k]);
-    const top = newestStarted(all);
-    if (top && (!best || delegationOrder(top, best) > 0)) {
-      if (best) forgetScan(group);
-      best = top;
-      group = all;
-    } else forgetScan(all);
-  }
-  const changed = m.changedLines;
-  m.close();
+  if (newest === 'untimed') return prepareAnalysis({ ...options, recentFirst: false });
+  const { group, changed } = newest;
   const r = resolveTarget(undefined, group);
   if (!r.ok) throw targetError(r, undefined, roots, scan);
   return {
@@ -249,6 +234,39 @@ export async function prepareStreamedLast(options: AnalyzeOptions, maxEvents = R
     items: () => r.delegations.map((delegation) => ({ delegation, all: group })),
     lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
   };
+}
+
+/**
+ * The group of linked delegations that holds the newest started delegation, from a whole-tree
+ * index built with `starts` (it ends the index): groups are rebuilt newest start first, only
+ * until no group left can hold a newer start than the newest delegation found. `files`: the
+ * journals its events are in. 'untimed' when a start has no parseable ts: its place in the
+ * order then depends on every delegation (delegationOrder). An empty group: no start at all.
+ */
+export function newestGroup(index: EventIndex, files: readonly JournalFile[]): { group: Delegation[]; files: Set<number>; changed: number } | 'untimed' {
+  const plan = { view: index.view(), ...index.components() };
+  const newest = plan.newest!;
+  if (newest.untimed > 0) return 'untimed';
+  const m = new ComponentMaterializer(plan, files);
+  let best: Delegation | null = null;
+  let group: Delegation[] = [];
+  let component = -1;
+  for (let k = 0; k < newest.components.length; k++) {
+    if (best && compareKeys(newest.keys[k], startKey(best)) < 0) break; // no delegation there starts later
+    const all = m.materialize(newest.components[k]);
+    const top = newestStarted(all);
+    if (top && (!best || delegationOrder(top, best) > 0)) {
+      if (best) forgetScan(group);
+      best = top;
+      group = all;
+      component = newest.components[k];
+    } else forgetScan(all);
+  }
+  const changed = m.changedLines;
+  m.close();
+  const inFiles = new Set<number>();
+  if (component >= 0) for (const r of plan.components.recordsOf(component)) inFiles.add(plan.view.fileIndex.get(r));
+  return { group, files: inFiles, changed };
 }
 
 function newestStarted(all: readonly Delegation[]): Delegation | null {

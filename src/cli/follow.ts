@@ -1,11 +1,12 @@
 import { closeSync, createReadStream, existsSync, fstatSync, openSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
-import { buildTraceReport, type AnalyzeOptions } from '../analyze.js';
+import { buildTraceReport, newestGroup, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, sizeAndMtime, type JournalFile } from '../journal/discover.js';
-import { scanRecentFirst } from '../journal/recent.js';
+import { indexJournalsParallel } from '../journal/parallel.js';
+import { RECENT_MAX_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, OPEN_FLAGS, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
@@ -205,17 +206,23 @@ class Follower {
    * Which files (indexes into `files`) the replay reads. For `last`, only those modified since
    * the newest delegation started, as `last` reads them (journal/recent.ts): neither that
    * delegation nor any that starts later can have events in the others, which are read if they
-   * change. Every file otherwise, or when that rule does not apply: then finding out reads at
-   * most an eighth of the tree's bytes (the replay reads them again; when every file was just
-   * copied, say, a start 12% slower).
+   * change. When that rule does not apply (every file was just copied, say), finding out reads
+   * at most an eighth of the tree's bytes; then the tree is indexed, as `last` does, and only
+   * the files of the newest delegation's group are replayed: held in memory, the whole tree
+   * would stay there while following. Every file for other targets.
    */
   private async replaySet(files: JournalFile[]): Promise<Set<number>> {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
     let bytes = 0;
     for (const f of files) bytes += sizeAndMtime(f.path)?.size ?? 0;
-    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxBytes: bytes / 8 });
-    return r.newestStart === null ? every : new Set(r.scan.files.map((f) => f.fileIndex));
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxBytes: bytes / 8, maxEvents: RECENT_MAX_EVENTS });
+    if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
+    if (r.read === r.total) return every; // a small tree: read whole already
+    r.scan.events.length = 0;
+    const { index } = await indexJournalsParallel(files, { jobs: this.settings.options.jobs, starts: true });
+    const newest = newestGroup(index, files);
+    return newest === 'untimed' ? every : newest.files;
   }
 
   private async add(file: JournalFile): Promise<void> {

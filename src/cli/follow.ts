@@ -11,7 +11,7 @@ import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, OPEN_FLAGS, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
-import { groupDelegations } from '../model/group.js';
+import { LinkedGroups } from '../model/linked-groups.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
 
@@ -45,7 +45,7 @@ interface Tail {
   unreadUpTo?: number;
 }
 
-/** Least time between two regroupings of every event. */
+/** Least time between two evaluations (regrouping what changed, printing what completed). */
 const MIN_EVALUATION_GAP_MS = 200;
 /** Rediscover the tree (new sessions, new owner folders) every this many polls without a directory event. */
 const REDISCOVER_EVERY = 5;
@@ -83,9 +83,9 @@ class Follower {
   private readonly cwd: string;
   private readonly tails = new Map<string, Tail>();
   private readonly seenByPair = new Map<string, Set<string>>();
-  private events: JournalEvent[] = [];
+  /** Every event read, in groups of linked delegations: a change regroups only the groups it touches. */
+  private readonly groups = new LinkedGroups();
   private delegations: Delegation[] = [];
-  private dirty = false;
   private readonly printed = new Set<string>();
   /** Delegation key → time of its newest event when the stale notice was printed. */
   private readonly staleAt = new Map<string, number>();
@@ -192,7 +192,7 @@ class Follower {
         }
         for (const tail of this.tails.values()) await this.update(tail);
         this.collect();
-        // Regrouping reads every event: at most a few times a second, however busy the writers.
+        // Regrouping the changed groups of delegations: at most a few times a second, however busy the writers.
         const wait = this.lastEvaluation + MIN_EVALUATION_GAP_MS - Date.now();
         if (wait > 0) this.evaluateLater(wait);
         else if (!this.closed) this.evaluate();
@@ -248,11 +248,10 @@ class Follower {
 
   /** Drops what a file gave so far (truncated, replaced, or an archive rewritten) and reads it again. */
   private reset(tail: Tail): void {
-    this.events = this.events.filter((e) => e.fileIndex !== tail.fileIndex);
+    this.groups.removeFile(tail.fileIndex);
     this.seenByPair.delete(tail.file.pairKey); // its sibling's lines may be read again: better twice than lost
     tail.scanner = this.newScanner(tail.file, tail.fileIndex);
     tail.offset = 0;
-    this.dirty = true;
   }
 
   /** Reads what was appended since the last look (only new bytes; a line waits for its newline). */
@@ -317,20 +316,16 @@ class Follower {
 
   /** The events a tail has read so far are replay: they join the event list, and their delegations the replay's. */
   private markLateReplay(tail: Tail): void {
-    for (const e of tail.scanner.takeEvents()) {
-      this.events.push(e);
-      this.lateReplay.add(e);
-    }
-    this.dirty = true;
+    const events = tail.scanner.takeEvents();
+    for (const e of events) this.lateReplay.add(e);
+    this.groups.add(events);
   }
 
   /** Moves newly parsed events from the tails into the event list. */
   private collect(): void {
     for (const tail of this.tails.values()) {
       const fresh = tail.scanner.takeEvents();
-      if (fresh.length === 0) continue;
-      for (const e of fresh) this.events.push(e);
-      this.dirty = true;
+      if (fresh.length) this.groups.add(fresh);
     }
   }
 
@@ -418,10 +413,7 @@ class Follower {
 
   private evaluate(): void {
     this.lastEvaluation = Date.now();
-    if (this.dirty) {
-      this.delegations = groupDelegations(this.events).sort(delegationOrder);
-      this.dirty = false;
-    }
+    if (this.groups.stale) this.delegations = this.groups.delegations();
     if (this.lateReplay.size && this.replayKeys) {
       for (const d of this.delegations) if (d.events.some((e) => this.lateReplay.has(e))) this.replayKeys.add(d.key);
       this.lateReplay.clear();

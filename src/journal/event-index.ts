@@ -49,7 +49,8 @@ export interface FileIds {
   sessionIds: string[];
 }
 
-function linkIds(e: JournalEvent): (string | null)[] {
+/** The ids that link an event to others: the same delegation, sub-run, parent run, retry or marker run. */
+export function linkIds(e: JournalEvent): (string | null)[] {
   switch (e.type) {
     case 'delegation_started':
       return [e.delegationId, e.parentRunId];

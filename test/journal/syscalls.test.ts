@@ -52,6 +52,8 @@ describe('system calls per journal (one scan thread)', () => {
     try {
       const started = (i: number) => ev.started(`2026-02-01T10:00:0${i}.000000000+00:00`, { delegation_id: `a-${i}`, parent_run_id: `p-a-${i}`, pattern: 'fan_out', agent_ids: ['a'] });
       for (let i = 0; i < 5; i++) writeFileSync(path.join(dir, `small-${i}.jsonl.gz`), gzipSync(journal(started(i))));
+      // Two gzip members one after the other (an archive appended to): both are read.
+      writeFileSync(path.join(dir, 'members.jsonl.gz'), Buffer.concat([gzipSync(journal(started(7))), gzipSync(journal(started(8)))]));
       // Incompressible padding: well over 64 KiB once gzipped.
       const noise = JSON.stringify({ type: 'llm_round', ts: '2026-02-01T10:00:00Z', data: randomBytes(120_000).toString('base64') });
       writeFileSync(path.join(dir, 'large.jsonl.gz'), gzipSync(`${noise}\n${journal(started(5))}`));
@@ -64,7 +66,7 @@ describe('system calls per journal (one scan thread)', () => {
       const streams = fs.createReadStream as unknown as ReturnType<typeof vi.fn>;
       streams.mockClear();
       const scan = await scanJournalsParallel(files, { jobs: 1 });
-      expect(scan.events.map((e) => e.type === 'delegation_started' && e.delegationId).sort()).toEqual(['a-0', 'a-1', 'a-2', 'a-3', 'a-4', 'a-5', 'a-6']);
+      expect(scan.events.map((e) => e.type === 'delegation_started' && e.delegationId).sort()).toEqual(['a-0', 'a-1', 'a-2', 'a-3', 'a-4', 'a-5', 'a-6', 'a-7', 'a-8']);
       expect(scan.files.every((f) => f.error === null)).toBe(true);
       expect(streams.mock.calls.map(([p]) => path.basename(String(p))).sort()).toEqual(['bomb.jsonl.gz', 'large.jsonl.gz']);
     } finally {

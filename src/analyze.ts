@@ -205,14 +205,14 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
 }
 
 /**
- * `last` for the streamed formats. Usually as prepareAnalysis: the files modified since the newest
+ * `last` over a sessions tree. Usually as prepareAnalysis: the files modified since the newest
  * delegation started, read into memory. But journals copied without their modification times
  * (`cp -r`, `scp -r`) all look new, and that rule would then read the whole tree into memory. So
  * once it would keep more than RECENT_MAX_EVENTS events, the whole tree is indexed instead (as for
  * `--all`), and the groups of linked delegations are rebuilt newest start first, only until no
  * group left can hold a newer start than the newest found. Same result as a whole-tree read.
  */
-export async function prepareStreamedLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS): Promise<ReportSource> {
+export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS): Promise<PreparedAnalysis> {
   const began = monotonicMs();
   const read = await readJournals(options, maxEvents);
   if (!read.cut) return analysisOf(read, options, began);
@@ -226,13 +226,15 @@ export async function prepareStreamedLast(options: AnalyzeOptions, maxEvents = R
   const { group, changed } = newest;
   const r = resolveTarget(undefined, group);
   if (!r.ok) throw targetError(r, undefined, roots, scan);
+  // Checks compare with the delegations linked to the newest one, as the streamed `--all` does.
   return {
     scan,
+    delegations: group,
+    selected: r.delegations,
     kind: r.kind,
-    notes,
+    notes: changed ? [...notes, changedLinesNote(changed)] : notes, // the lines were read back already
     began,
     items: () => r.delegations.map((delegation) => ({ delegation, all: group })),
-    lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
   };
 }
 

@@ -1,6 +1,6 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
 import { writeFileSync } from 'node:fs';
-import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareStreamedLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
+import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
@@ -99,18 +99,19 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     youngGeneration?.letYoungGenerationGrow(); // the scan is under way
   };
   const ctx = { color: useColor(io, flags.color), failOn };
+  // The event index (TRACE_DELEGATION_INDEXED=0 turns it off, to compare): see below.
+  const indexed = !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
   if (!registry) {
     // text and json are written as each delegation is checked; a whole-tree --all also keeps only
     // an index of the events and checks one linked group of delegations at a time.
     // A named target too: the tree is read once, and only the matches are kept and checked. And
     // `last`, when the files modified since the newest start would hold too many events to keep.
-    const indexed = !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
     const opts = { ...analyzeOptions, onFile };
     let source: ReportSource;
     try {
       if (indexed && flags.all) source = await prepareStreamedAll(opts);
       else if (indexed && named) source = await prepareStreamedTarget({ ...opts, target: analyzeOptions.target! });
-      else if (indexed) source = await prepareStreamedLast(opts);
+      else if (indexed) source = await prepareLast(opts);
       else source = await prepareAnalysis(opts);
     } finally {
       progress?.finish();
@@ -124,7 +125,9 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   }
   let prepared: PreparedAnalysis;
   try {
-    prepared = await prepareAnalysis({ ...analyzeOptions, onFile });
+    // `last` does not hold a whole tree whose modification times narrow nothing either.
+    const last = indexed && !named && !flags.all;
+    prepared = await (last ? prepareLast : prepareAnalysis)({ ...analyzeOptions, onFile });
   } finally {
     progress?.finish();
   }

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { analyze, newestRecentFirst, prepareAnalysis, prepareStreamedLast, TargetError, type AnalyzeOptions, type ReportSource } from '../../src/analyze.js';
+import { analyze, buildTraceReport, newestRecentFirst, prepareAnalysis, prepareLast, TargetError, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../../src/analyze.js';
+import { FORMATTERS } from '../../src/format/index.js';
 import { writeReportStream } from '../../src/cli/stream-report.js';
 import { discoverJournals } from '../../src/journal/discover.js';
 import { MTIME_MARGIN_MS, scanRecentFirst, stoppedShort } from '../../src/journal/recent.js';
@@ -208,10 +209,17 @@ describe('last over a tree whose modification times narrow nothing (streamed for
         const outcome = (source: () => Promise<ReportSource>) => source().then((s) => written(s, options, format), (err: Error) => ({ error: err.message }));
         const inMemory = await outcome(() => prepareAnalysis({ ...options, recentFirst: false }));
         // maxEvents 0: the recent-first read stops at once, so the index path always runs.
-        const indexed = await outcome(() => prepareStreamedLast(options, 0));
+        const indexed = await outcome(() => prepareLast(options, 0));
         expect(indexed, `${tree} (${format})`).toEqual(inMemory);
         if (tree === root) expect(indexed).toHaveProperty('out');
       }
+      // The other formats build the whole document from the same selection (sarif, html, …).
+      const documented = (p: Promise<PreparedAnalysis>) =>
+        p.then(
+          (prepared) => FORMATTERS.sarif(buildTraceReport(prepared.scan, prepared, options, prepared), { color: false, failOn: 'error' }).replace(/"durationMs": \d+/, ''),
+          (err: Error) => err.message,
+        );
+      expect(await documented(prepareLast(options, 0)), `${tree} (sarif)`).toBe(await documented(prepareAnalysis({ ...options, recentFirst: false })));
     }
   });
 
@@ -228,7 +236,7 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     put(root, 's-2.jsonl', [...y.head, ...y.runs, ...y.tail], NOW);
     const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
     const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
-    const indexed = await written(await prepareStreamedLast(options, 0), options, 'json');
+    const indexed = await written(await prepareLast(options, 0), options, 'json');
     expect(JSON.parse(indexed.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-y']);
     expect(indexed).toEqual(inMemory);
   });
@@ -241,14 +249,14 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     const options: AnalyzeOptions = { sessions: [root], cwd: ROOT, checkOptions: { nowMs: NOW } };
     const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
     expect(JSON.parse(inMemory.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-untimed']);
-    expect(await written(await prepareStreamedLast(options, 0), options, 'json')).toEqual(inMemory);
+    expect(await written(await prepareLast(options, 0), options, 'json')).toEqual(inMemory);
   });
 
   it('says no delegation was found, as the full read does', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
     dirs.push(root);
     put(root, 'a.jsonl', [ev.marker(iso(NOW - DAY), 'pause', 'r')], NOW);
-    const err = await prepareStreamedLast({ sessions: [root], cwd: root }, 0).catch((e) => e);
+    const err = await prepareLast({ sessions: [root], cwd: root }, 0).catch((e) => e);
     expect(err).toBeInstanceOf(TargetError);
     expect(err.message).toBe('no delegation_started event found in 1 journal file under ' + root);
   });

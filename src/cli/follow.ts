@@ -14,6 +14,7 @@ import type { Delegation } from '../model/delegation.js';
 import { LinkedGroups } from '../model/linked-groups.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
+import { createProgress } from './progress.js';
 
 export interface FollowSettings {
   options: AnalyzeOptions;
@@ -131,8 +132,19 @@ class Follower {
 
   async start(): Promise<void> {
     const files = await discoverJournals(this.roots, this.cwd);
-    const replayed = await this.replaySet(files);
-    for (let i = 0; i < files.length; i++) await (replayed.has(i) ? this.add(files[i]) : this.addUnread(files[i]));
+    // A long replay shows the scan's progress line on a terminal, erased before the first report.
+    const progress = createProgress(this.io.stderr, { quiet: this.settings.quiet, env: this.settings.options.env });
+    try {
+      const replayed = await this.replaySet(files, progress?.onFile);
+      let bytes = 0;
+      for (let i = 0; i < files.length; i++) {
+        if (replayed.has(i)) bytes += (await this.add(files[i])).scanner.stats.bytes;
+        else this.addUnread(files[i]);
+        progress?.onFile(i + 1, files.length, bytes);
+      }
+    } finally {
+      progress?.finish();
+    }
     this.collect();
     this.evaluate();
     this.replayKeys = new Set(this.delegations.map((d) => d.key));
@@ -211,7 +223,7 @@ class Follower {
    * the files of the newest delegation's group are replayed: held in memory, the whole tree
    * would stay there while following. Every file for other targets.
    */
-  private async replaySet(files: JournalFile[]): Promise<Set<number>> {
+  private async replaySet(files: JournalFile[], onFile?: (done: number, total: number, bytes: number) => void): Promise<Set<number>> {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
     let bytes = 0;
@@ -220,16 +232,17 @@ class Follower {
     if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
     if (r.read === r.total) return every; // a small tree: read whole already
     r.scan.events.length = 0;
-    const { index } = await indexJournalsParallel(files, { jobs: this.settings.options.jobs, starts: true });
+    const { index } = await indexJournalsParallel(files, { jobs: this.settings.options.jobs, starts: true, onFile });
     const newest = newestGroup(index, files);
     return newest === 'untimed' ? every : newest.files;
   }
 
-  private async add(file: JournalFile): Promise<void> {
+  private async add(file: JournalFile): Promise<Tail> {
     const fileIndex = this.tails.size;
     const tail: Tail = { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size: -1, mtimeMs: -1 };
     this.tails.set(file.path, tail);
     await this.update(tail);
+    return tail;
   }
 
   /** A file the replay does not need: watched from its current size and modification time. */

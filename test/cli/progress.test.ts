@@ -3,7 +3,9 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { runFollow } from '../../src/cli/follow.js';
 import { createProgress, formatBytes, progressLine, reportLine } from '../../src/cli/progress.js';
+import { FORMATTERS } from '../../src/format/index.js';
 import { FIXED_NOW, FIXTURES, ROOT, runBin } from '../helpers/cli.js';
 
 /** A writable that says it is a terminal (or not) and keeps what was written. */
@@ -157,5 +159,39 @@ describe('progress through the CLI', () => {
     const r = await runBin(['--sessions', demo, '--all', '--fail-on', 'none'], { env: { TRACE_DELEGATION_PROGRESS_DELAY_MS: '0' } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
+  });
+
+  it('shows follow mode’s replay too, erased before it says it is following; -q is silent', async () => {
+    const follow = async (quiet: boolean) => {
+      const out = stream(false);
+      const err = stream(true);
+      const env = { NO_COLOR: '1', TRACE_DELEGATION_NOW: FIXED_NOW, TRACE_DELEGATION_PROGRESS_DELAY_MS: '0', HOME: '/nonexistent-home' };
+      const stop = new AbortController();
+      const running = runFollow(undefined, { argv: [], stdout: out, stderr: err, env, cwd: ROOT }, {
+        options: { sessions: [demo], cwd: ROOT, env },
+        formatter: FORMATTERS.text,
+        format: 'text',
+        color: false,
+        failOn: 'none',
+        pollMs: 50,
+        signal: stop.signal,
+        quiet,
+      });
+      // The replay is over once its reports are out (and, unless quiet, the notice).
+      for (let i = 0; i < 200 && !(quiet ? out.text : err.text).includes(quiet ? 'Delegation Trace' : 'following'); i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 50));
+      stop.abort();
+      expect(await running).toBe(0);
+      return err.text;
+    };
+    const tty = await follow(false);
+    expect(tty).toMatch(/\r\[#+-*\] \d+\/\d+ files/);
+    const notice = tty.indexOf('trace-delegation: following');
+    expect(notice).toBeGreaterThan(0);
+    expect(tty.slice(0, tty.lastIndexOf('\r') + 1)).toMatch(/\r {10,}\r$/); // erased…
+    expect(tty.lastIndexOf('\r')).toBeLessThan(notice); // …before anything else was said
+    const quiet = await follow(true);
+    expect(quiet).not.toContain('\r'); // no progress line (its warnings about open delegations stay)
+    expect(quiet).not.toContain('following');
   });
 });

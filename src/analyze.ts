@@ -217,9 +217,7 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
   const read = await readJournals(options, maxEvents);
   if (!read.cut) return analysisOf(read, options, began);
   read.scan.events.length = 0; // the partial read is not used: free it before the whole tree
-  const { roots, files, notes } = read;
-  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs, starts: true });
-  const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
+  const { roots, files, notes, index, scan } = await indexTree(options, { starts: true, tree: read });
   const newest = newestGroup(index, files);
   // A start without a parseable ts orders by its place in the files (delegationOrder): every delegation is needed.
   if (newest === 'untimed') return prepareAnalysis({ ...options, recentFirst: false });
@@ -301,11 +299,14 @@ async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[];
   return { roots, files, notes: folders.map(unreadableFolderNote) };
 }
 
-/** Discovers the sessions tree and scans it into an event index (the streamed paths' first step). */
-async function indexTree(options: AnalyzeOptions, { fileIds = false }: { fileIds?: boolean } = {}) {
+/** Discovers the sessions tree (unless `tree` is it) and scans it into an event index (the streamed paths' first step). */
+async function indexTree(
+  options: AnalyzeOptions,
+  { fileIds = false, starts = false, tree }: { fileIds?: boolean; starts?: boolean; tree?: { roots: string[]; files: JournalFile[]; notes: string[] } } = {},
+) {
   const began = monotonicMs();
-  const { roots, files, notes } = await discoverTree(options);
-  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs, fileIds });
+  const { roots, files, notes } = tree ?? (await discoverTree(options));
+  const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs, fileIds, starts });
   const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
   return { began, roots, files, index, scan, notes };
 }

@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, existsSync, fstatSync, openSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, createReadStream, existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { buildTraceReport, newestGroup, type AnalyzeOptions } from '../analyze.js';
@@ -8,7 +8,7 @@ import { defaultSessionRoots, discoverJournals, sizeAndMtime, type JournalFile }
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
-import { describeError, isGzipPath, LineScanner, OPEN_FLAGS, readPlainInto } from '../journal/scan-file.js';
+import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
 import { LinkedGroups } from '../model/linked-groups.js';
@@ -226,9 +226,7 @@ class Follower {
   private async replaySet(files: JournalFile[], onFile?: (done: number, total: number, bytes: number) => void): Promise<Set<number>> {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
-    let bytes = 0;
-    for (const f of files) bytes += sizeAndMtime(f.path)?.size ?? 0;
-    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxBytes: bytes / 8, maxEvents: RECENT_MAX_EVENTS });
+    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS });
     if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
     if (r.read === r.total) return every; // a small tree: read whole already
     r.scan.events.length = 0;
@@ -294,12 +292,16 @@ class Follower {
       return;
     }
     if (st.size < tail.offset) this.reset(tail);
-    let fd: number | undefined;
+    // Still unread after a failure: its old lines stay replay.
+    const keepUnread = () => {
+      if (unreadUpTo !== undefined && tail.offset === 0) tail.unreadUpTo = unreadUpTo;
+    };
+    // Not blocking, and checked again once open: it may have become a FIFO since.
+    const opened = openJournal(tail.file.path, tail.scanner.stats);
+    if (!opened) return keepUnread();
+    const { fd } = opened;
     try {
-      fd = openSync(tail.file.path, OPEN_FLAGS); // not blocking, should it have become a FIFO since
-      const now = fstatSync(fd);
-      if (!now.isFile()) throw new Error('not a regular file');
-      if (now.size < tail.offset) this.reset(tail);
+      if (opened.size < tail.offset) this.reset(tail);
       if (unreadUpTo !== undefined) {
         // First what it held when the replay ended (its lines count for the line numbers too), as replay.
         tail.offset = readPlainInto(fd, tail.scanner, 0, unreadUpTo);
@@ -309,9 +311,9 @@ class Follower {
       tail.scanner.stats.error = null;
     } catch (err) {
       tail.scanner.stats.error = describeError(err);
-      if (unreadUpTo !== undefined && tail.offset === 0) tail.unreadUpTo = unreadUpTo; // still unread: its old lines stay replay
+      keepUnread();
     } finally {
-      if (fd !== undefined) closeSync(fd);
+      closeSync(fd);
     }
   }
 

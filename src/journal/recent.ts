@@ -74,10 +74,19 @@ function writtenAfterMtime(stats: FileStats): boolean {
 export async function scanRecentFirst(
   files: JournalFile[],
   scanSubset: SubsetScanner,
-  /** `maxBytes`, `maxEvents`: give up (no `newestStart`) rather than read or keep more than this before the rule applies. */
-  { count = 1, maxBytes = Number.POSITIVE_INFINITY, maxEvents = Number.POSITIVE_INFINITY }: { count?: number; maxBytes?: number; maxEvents?: number } = {},
+  /**
+   * `maxBytes`, `maxEvents`: give up (no `newestStart`) rather than read or keep more than this
+   * before the rule applies; `maxShare`: nor more than this share of all the files' bytes.
+   */
+  {
+    count = 1,
+    maxBytes: byteLimit = Number.POSITIVE_INFINITY,
+    maxEvents = Number.POSITIVE_INFINITY,
+    maxShare = 1,
+  }: { count?: number; maxBytes?: number; maxEvents?: number; maxShare?: number } = {},
 ): Promise<RecentScan> {
   const units = unitsByRecency(files);
+  const maxBytes = maxShare < 1 ? Math.min(byteLimit, maxShare * units.reduce((n, u) => n + u.bytes, 0)) : byteLimit;
   const outputs = new Map<number, { stats: FileStats; events: JournalEvent[] }>();
   // The `count` newest starts seen so far, newest first; the last of them is S once there are `count`.
   const starts: { time: Instant; ts: string }[] = [];

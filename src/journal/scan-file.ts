@@ -90,6 +90,7 @@ export function isCandidateLine(buf: Buffer, start: number, end: number): boolea
 // vm.Script). node:crypto is loaded on the first `<sid>.jsonl` / `.jsonl.gz` pair: most trees
 // have none, and every command would pay for loading it.
 const requireHere = createRequire(import.meta.url);
+const zlib = () => requireHere('node:zlib') as typeof import('node:zlib');
 let crypto: typeof import('node:crypto') | undefined;
 const sha1 = () => (crypto ??= requireHere('node:crypto') as typeof import('node:crypto')).createHash('sha1');
 
@@ -414,8 +415,7 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   }
   // The stream closes the descriptor when it ends or fails.
   const source = createReadStream(input.path, { fd: opened.fd, start: 0, highWaterMark: READ_SIZE });
-  const { createGunzip } = requireHere('node:zlib') as typeof import('node:zlib');
-  const gunzip = createGunzip({ chunkSize: READ_SIZE });
+  const gunzip = zlib().createGunzip({ chunkSize: READ_SIZE });
   source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
   gunzip.on('error', () => source.destroy()); // nor close the source when the archive is corrupt
   return scanStream(source.pipe(gunzip), input, stats);
@@ -427,7 +427,7 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
  * the check and the open for the file to be swapped. Null, with `stats.error` set, when it cannot
  * be read.
  */
-function openJournal(p: string, stats: FileStats): { fd: number; size: number } | null {
+export function openJournal(p: string, stats: FileStats): { fd: number; size: number } | null {
   let fd: number;
   try {
     fd = openSync(p, OPEN_FLAGS);
@@ -467,8 +467,7 @@ const SMALL_ARCHIVE_MAX_OUTPUT = 16 * 1024 * 1024;
 function scanSmallArchive(input: ScanFileInput, stats: FileStats, fd: number): ScanFileOutput | null {
   let text: Buffer;
   try {
-    const { gunzipSync } = requireHere('node:zlib') as typeof import('node:zlib');
-    text = gunzipSync(readFileSync(fd), { maxOutputLength: SMALL_ARCHIVE_MAX_OUTPUT });
+    text = zlib().gunzipSync(readFileSync(fd), { maxOutputLength: SMALL_ARCHIVE_MAX_OUTPUT });
   } catch {
     return null;
   }

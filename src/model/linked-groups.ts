@@ -56,8 +56,9 @@ export class LinkedGroups {
 
   private addOne(e: JournalEvent): void {
     if (e.type === 'session_end') return; // no check reads it (the event index leaves it out too)
+    const ids = linkIds(e);
     let into: Group | null = null;
-    for (const id of linkIds(e)) {
+    for (const id of ids) {
       if (id === null) continue;
       const g = this.groupOf.get(id);
       if (!g) continue;
@@ -68,7 +69,7 @@ export class LinkedGroups {
       this.groups.add(into);
     }
     into.events.push(e);
-    for (const id of linkIds(e)) {
+    for (const id of ids) {
       if (id === null || this.groupOf.get(id) === into) continue;
       this.groupOf.set(id, into);
       into.ids.push(id);

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run bench`: generates (or reuses) the deterministic corpus, then measures side by side,
 // several rounds, in rotating order: the tool (--all --format json with the default threads, the
-// other of one or two threads, and every event in memory; and last), the seed skill's Python scan (baseline) and grep
-// (raw-scan floor). Prints medians, ratios, peak RSS and the issue's targets, checked.
+// other of one or two threads, and every event in memory; and last), the seed skill's Python scan (baseline), grep
+// (raw-scan floor) and the Node floor (bench/node_floor.mjs: the least a Node scan costs, one
+// thread and every core). Prints medians, ratios, peak RSS and the issue's targets, checked, and
+// what JSON.stringify of the printed report costs alone.
 //
 //   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
 //   node bench/run.js --summary bench/corpus/results-<time>.json   (print a saved run again)
@@ -129,7 +131,24 @@ function commandsFor(corpus, plainFiles, plainBytes, threads) {
     tool('last', 'trace-delegation last', ['last', '--format', 'json'], 'recent-first'),
     { role: 'baseline', name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
     { role: 'floor', name: "grep -c -F '\"delegation_' (floor)", note: 'plain files, output to a pipe', file: 'grep', args: ['-c', '-F', '"delegation_', ...plainFiles], pipe: true, okCodes: [1], bytes: plainBytes },
+    ...[1, cpus().length].filter((n, i, a) => a.indexOf(n) === i).map((n) => ({
+      role: n === 1 ? 'node-floor-1' : 'node-floor',
+      name: `node floor, ${n} ${n === 1 ? 'thread' : 'threads'}`,
+      note: 'BENCHMARKS.md reference scan: indexOf + JSON.parse of the delegation lines, no report (plain files)',
+      file: node,
+      node: true,
+      args: [path.join(HERE, 'node_floor.mjs'), String(n), ...plainFiles],
+      pipe: true,
+      bytes: plainBytes,
+    })),
   ];
+}
+
+/** Seconds JSON.stringify(report, null, 2) takes here: the report's serialization alone. */
+function timeStringify(report) {
+  const began = process.hrtime.bigint();
+  JSON.stringify(report, null, 2);
+  return Number(process.hrtime.bigint() - began) / 1e9;
 }
 
 const fmt = (n, d = 2) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
@@ -185,6 +204,17 @@ function summarize(results) {
     const last = pick(s, 'last').stats;
     if (full && last)
       console.log(`${s.sizeGiB} GiB: last read ${last.files} of ${full.files} files (${fmt(last.bytes / 1e6, 0)} of ${fmt(full.bytes / 1e6, 0)} MB); in-process analysis time (stats.durationMs, no Node start-up): last ${last.durationMs} ms, full ${full.durationMs} ms = ${fmt((last.durationMs / full.durationMs) * 100, 1)}%; full report ${fmt(pick(s, 'full').outputBytes / 1e6, 0)} MB of JSON for ${full.events} delegation events`);
+    const nodeFloor = pick(s, 'node-floor') ?? pick(s, 'node-floor-1');
+    if (nodeFloor) {
+      // The least any Node tool can take here: the floor scan, plus the report's serialization shared perfectly over every core.
+      const cores = results.cores ?? 1;
+      const least = nodeFloor.median + (s.stringifySeconds ?? 0) / cores;
+      console.log(
+        `${s.sizeGiB} GiB: ${nodeFloor.name} (no grouping, checks or report) ${fmt(nodeFloor.median, 3)} s = ${fmt(m('baseline') / nodeFloor.median, 1)}× faster than the baseline` +
+          (s.stringifySeconds !== undefined && s.stringifySeconds !== null ? `; JSON.stringify of the printed report alone ${fmt(s.stringifySeconds, 3)} s on one thread; together, split perfectly over ${cores} cores, ≥ ${fmt(least, 3)} s` : '') +
+          ` against budgets of ${fmt(m('baseline') / 8, 3)} s (8× the baseline) and ${fmt(m('floor') * 3, 3)} s (3× grep)`,
+      );
+    }
     console.log(`${s.sizeGiB} GiB: full scan+report ${fmt(m('baseline') / m('full'), 1)}× faster than the baseline (target ≥ 8×: ${verdict(m('baseline') / m('full') >= 8)}); ${fmt(m('full') / m('floor'), 2)}× the grep floor (target ≤ 3×: ${verdict(m('full') / m('floor') <= 3)}); last takes ${fmt((m('last') / m('full')) * 100, 1)}% of a full scan (target < 10%: ${verdict(m('last') / m('full') < 0.1)}); ${threadsLine(pick(s, 'full-jobs'), m('full'))}`);
   }
   const bySize = new Map(results.sizes.map((s) => [s.sizeGiB, s]));
@@ -237,9 +267,15 @@ for (const size of args.sizes) {
   }
   // The tool's own stats (files read, in-process time), from one more untimed run each.
   const stats = new Map();
-  for (const c of cmds.filter((x) => x.node)) stats.set(c.name, JSON.parse((await measure({ ...c, pipe: true, keepOutput: true })).output).stats);
+  let stringifySeconds = null;
+  for (const c of cmds.filter((x) => x.node && x.role !== 'node-floor' && x.role !== 'node-floor-1')) {
+    const report = JSON.parse((await measure({ ...c, pipe: true, keepOutput: true })).output);
+    stats.set(c.name, report.stats);
+    // What serializing the printed report costs by itself, on one thread (the tool streams it, but writes the same bytes).
+    if (c.role === 'full') stringifySeconds = median([0, 1, 2].map(() => timeStringify(report)));
+  }
   const med = (name) => median(times.get(name));
-  const sizeResult = { sizeGiB: size, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
+  const sizeResult = { sizeGiB: size, stringifySeconds, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
   for (const c of cmds) {
     const peak = rss.get(c.name).length ? Math.max(...rss.get(c.name)) : null;
     sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, jobs: c.jobs, defaultJobs: c.defaultJobs, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null });

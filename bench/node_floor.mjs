@@ -28,7 +28,7 @@ function scan(files) {
       for (let at = buf.indexOf(NEEDLE); at !== -1 && at < complete; ) {
         const start = buf.lastIndexOf(10, at) + 1;
         let stop = buf.indexOf(10, at);
-        if (stop === -1 || stop > complete) stop = complete;
+        if (stop === -1) stop = complete; // the last line of a file without its newline
         if (JSON.parse(buf.toString('utf8', start, stop)).type) parsed++;
         at = buf.indexOf(NEEDLE, stop);
       }

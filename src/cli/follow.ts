@@ -11,6 +11,7 @@ import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
+import { registerForeignPreviews } from '../model/cross-index.js';
 import { LinkedGroups } from '../model/linked-groups.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
@@ -456,7 +457,11 @@ class Follower {
     const fileSet = new Set(d.files);
     const files = this.fileStats().filter((f) => fileSet.has(f.file));
     const options = { ...this.settings.options, checkOptions: { ...this.settings.options.checkOptions, nowMs: now } };
-    const report = buildTraceReport({ events: d.events, files }, { delegations: this.delegations, selected: [d], kind: 'follow' }, options);
+    // Checked against its linked group, as the streamed --all checks it, and the other groups'
+    // outputs: one print costs its group, not a lookup table over every delegation followed.
+    const all = this.groups.linkedTo(d);
+    registerForeignPreviews(all, this.groups.foreignPreviews(all));
+    const report = buildTraceReport({ events: d.events, files }, { delegations: all, selected: [d], kind: 'follow' }, options);
     // Text blocks are separated by a blank line, as in a multi-delegation report.
     const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';
     this.io.stdout.write(gap + this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn }));

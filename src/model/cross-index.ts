@@ -69,26 +69,75 @@ export const delegationsByParentRun = memoPerScan((all) => {
   return map;
 });
 
-/** Every completion's output preview: by its whole trimmed text, and (when long) by its first 40 characters. */
-export const previewIndex = memoPerScan((all) => {
-  const byText = new Map<string, PreviewRef[]>();
-  const byPrefix = new Map<string, PreviewRef[]>();
-  const add = (map: Map<string, PreviewRef[]>, key: string, ref: PreviewRef) => {
-    const list = map.get(key);
-    if (list) list.push(ref);
-    else map.set(key, [ref]);
-  };
-  for (const delegation of all)
+/** Completion previews by whole trimmed text and (when long) by their first 40 characters. */
+export interface PreviewTables {
+  byText: Map<string, PreviewRef[]>;
+  byPrefix: Map<string, PreviewRef[]>;
+}
+
+/** Each completion preview of `delegations`, with the keys it is found under in PreviewTables. */
+function eachPreview(delegations: Iterable<Delegation>, visit: (ref: PreviewRef, prefix: string | null) => void): void {
+  for (const delegation of delegations)
     for (const run of delegation.runs.values())
       for (const completion of run.completions) {
         const trimmed = completion.outputPreview?.trim();
         if (!trimmed) continue;
-        add(byText, trimmed, { delegation, run, completion, text: trimmed });
         const core = withoutTruncationMark(trimmed);
-        if (core.length >= MIN_SUBSTRING) add(byPrefix, core.slice(0, MIN_SUBSTRING), { delegation, run, completion, text: trimmed });
+        visit({ delegation, run, completion, text: trimmed }, core.length >= MIN_SUBSTRING ? core.slice(0, MIN_SUBSTRING) : null);
       }
-  return { byText, byPrefix };
+}
+
+function addRef(map: Map<string, PreviewRef[]>, key: string, ref: PreviewRef): void {
+  const list = map.get(key);
+  if (list) list.push(ref);
+  else map.set(key, [ref]);
+}
+
+/** Every completion's output preview of a delegation list. */
+export const previewIndex = memoPerScan((all): PreviewTables => {
+  const tables: PreviewTables = { byText: new Map(), byPrefix: new Map() };
+  eachPreview(all, (ref, prefix) => {
+    addRef(tables.byText, ref.text, ref);
+    if (prefix !== null) addRef(tables.byPrefix, prefix, ref);
+  });
+  return tables;
 });
+
+/**
+ * The previews of a changing set of delegations (follow mode): groups of delegations come and go
+ * as their events arrive, and only those are added or removed, not the whole set rebuilt.
+ */
+export class PreviewRegistry {
+  private readonly tables: PreviewTables = { byText: new Map(), byPrefix: new Map() };
+
+  add(delegations: Iterable<Delegation>): void {
+    eachPreview(delegations, (ref, prefix) => {
+      addRef(this.tables.byText, ref.text, ref);
+      if (prefix !== null) addRef(this.tables.byPrefix, prefix, ref);
+    });
+  }
+
+  remove(delegations: readonly Delegation[]): void {
+    if (delegations.length === 0) return;
+    const gone = new Set(delegations);
+    const drop = (map: Map<string, PreviewRef[]>, key: string) => {
+      const list = map.get(key);
+      if (!list) return;
+      const kept = list.filter((r) => !gone.has(r.delegation));
+      if (kept.length) map.set(key, kept);
+      else map.delete(key);
+    };
+    eachPreview(delegations, (ref, prefix) => {
+      drop(this.tables.byText, ref.text);
+      if (prefix !== null) drop(this.tables.byPrefix, prefix);
+    });
+  }
+
+  /** As localPreviewsIn, over every delegation registered but `except`. */
+  lookup(texts: readonly string[], except: ReadonlySet<Delegation>): PreviewRef[] {
+    return lookupPreviews(this.tables, texts).filter((ref) => !except.has(ref.delegation));
+  }
+}
 
 /**
  * Completions of delegations outside `all` whose preview is in `texts`. The streamed `--all`
@@ -115,7 +164,10 @@ export function previewsIn(all: readonly Delegation[], texts: Iterable<string>):
 
 /** previewsIn over `all` only. */
 export function localPreviewsIn(all: readonly Delegation[], texts: Iterable<string>): PreviewRef[] {
-  const { byText, byPrefix } = previewIndex(all);
+  return lookupPreviews(previewIndex(all), texts);
+}
+
+function lookupPreviews({ byText, byPrefix }: PreviewTables, texts: Iterable<string>): PreviewRef[] {
   const found = new Set<PreviewRef>();
   for (const text of texts) {
     for (const ref of byText.get(text) ?? []) found.add(ref);

@@ -6,6 +6,7 @@
 // gives (the streamed `--all` rests on the same fact; test/model/linked-groups.test.ts).
 import { linkIds } from '../journal/event-index.js';
 import type { JournalEvent } from '../journal/types.js';
+import { PreviewRegistry, type ForeignPreviews } from './cross-index.js';
 import type { Delegation } from './delegation.js';
 import { groupDelegations } from './group.js';
 import { delegationOrder } from './target.js';
@@ -22,6 +23,10 @@ export class LinkedGroups {
   private readonly groups = new Set<Group>();
   private readonly changed = new Set<Group>();
   private sorted: Delegation[] = [];
+  /** Each current delegation's group (its `all`: the same array until the group changes, so per-group caches last). */
+  private readonly groupOfDelegation = new WeakMap<Delegation, Delegation[]>();
+  /** Every current delegation's output previews, for the checks that search other groups' outputs. */
+  private previews = new PreviewRegistry();
 
   /** Whether events came since delegations() last grouped them. */
   get stale(): boolean {
@@ -40,18 +45,38 @@ export class LinkedGroups {
     this.groups.clear();
     this.changed.clear();
     this.sorted = [];
+    this.previews = new PreviewRegistry();
     this.add(kept);
   }
 
   /** Every delegation, in delegationOrder; only the groups that changed are grouped again. */
   delegations(): Delegation[] {
     if (this.changed.size === 0) return this.sorted;
-    for (const g of this.changed) g.delegations = groupDelegations(g.events);
+    for (const g of this.changed) {
+      this.previews.remove(g.delegations);
+      g.delegations = groupDelegations(g.events);
+      for (const d of g.delegations) this.groupOfDelegation.set(d, g.delegations);
+      this.previews.add(g.delegations);
+    }
     this.changed.clear();
     const all: Delegation[] = [];
     for (const g of this.groups) for (const d of g.delegations) all.push(d);
     this.sorted = all.sort(delegationOrder);
     return this.sorted;
+  }
+
+  /**
+   * The delegations a check of `d` compares it with: its linked group. Every delegation sharing an
+   * id with it is there; only output previews are searched beyond it (foreignPreviews).
+   */
+  linkedTo(d: Delegation): Delegation[] {
+    return this.groupOfDelegation.get(d) ?? [d];
+  }
+
+  /** Searches the output previews of every group but `group` (registerForeignPreviews). */
+  foreignPreviews(group: readonly Delegation[]): ForeignPreviews {
+    const own = new Set(group);
+    return (texts) => this.previews.lookup(texts, own);
   }
 
   private addOne(e: JournalEvent): void {
@@ -87,6 +112,8 @@ export class LinkedGroups {
     }
     this.groups.delete(gone);
     this.changed.delete(gone);
+    this.previews.remove(gone.delegations); // regrouped with `keep`'s
+    gone.delegations = [];
     this.changed.add(keep);
     return keep;
   }

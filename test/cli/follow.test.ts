@@ -1,6 +1,6 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -238,6 +238,36 @@ describe('--follow', () => {
     appendFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-3')));
     await f.waitFor(/Delegation Trace: d-3/);
     expect(await f.stop()).toBe(0);
+  });
+
+  it("checks each delegation against its linked group and every other group's outputs, as --all does", async () => {
+    // A stale artifact: d-new's and d-live's aggregates hold d-old's output, in a group of its own.
+    const dir = tree();
+    const stale = 'stale artifact of an earlier run: the schema migration plan';
+    const at = (s: number) => iso(Date.parse('2026-03-01T10:00:00Z') + s * 1000);
+    const delegation = (id: string, t: number, preview: string, aggregate: string) => [
+      started(id, at(t)),
+      subStarted(id, at(t + 1)),
+      ev.subCompleted(at(t + 2), { delegation_id: id, sub_run_id: `r-${id}`, agent_id: 'coder', status: 'completed', output_preview: preview }),
+      ev.completed(at(t + 3), { delegation_id: id, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: aggregate }),
+    ];
+    writeFileSync(path.join(dir, 's-old.jsonl'), journal(...delegation('d-old', 0, stale, stale)));
+    writeFileSync(path.join(dir, 's-new.jsonl'), journal(...delegation('d-new', 10, 'fresh work', `fresh work\n---\n${stale}`)));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    writeFileSync(path.join(dir, 's-live.jsonl'), journal(...delegation('d-live', 20, 'live work', `live work\n---\n${stale}`)));
+    await f.waitFor(/"id":"d-live"/);
+    expect(await f.stop()).toBe(0);
+
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const expected = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(printed.map((d: { id: string }) => d.id)).toEqual(['d-old', 'd-new', 'd-live']);
+    expect(printed).toEqual(expected);
+    for (const id of ['d-new', 'd-live']) {
+      const block = printed.find((d: { id: string }) => d.id === id);
+      expect(block.findings.map((x: { message: string }) => x.message).join('\n')).toContain('of delegation d-old');
+    }
   });
 
   it('refuses standard input and --output with one sentence', async () => {

@@ -68,30 +68,39 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   const byId = new Map<string, Delegation[]>();
   const delegations: Delegation[] = [];
 
-  // Pass 1: one delegation per distinct (id, parent_run_id) start; a reused id becomes id#2….
-  for (const e of events) {
-    if (e.type !== 'delegation_started') continue;
+  // Pass 1: one delegation per distinct (id, parent_run_id) start, and one more each time the same
+  // parent run starts the id again after it completed; a reused id becomes id#2….
+  const lastCompletion = new Map<string, number>(); // delegation id → position of its latest delegation_completed so far
+  const startAt = new Map<Delegation, number>();
+  events.forEach((e, at) => {
+    if (e.type === 'delegation_completed') lastCompletion.set(e.delegationId, at);
+    if (e.type !== 'delegation_started') return;
     const list = byId.get(e.delegationId) ?? [];
-    const same = list.find((d) => d.parentRunId === e.parentRunId);
-    if (same) {
+    let same: Delegation | undefined;
+    for (const d of list) if (d.parentRunId === e.parentRunId) same = d; // the latest
+    // Completed since that start: the engine writes one start per execute call, so this is a new one.
+    const again = same !== undefined && (lastCompletion.get(e.delegationId) ?? -1) > startAt.get(same)!;
+    if (same && !again) {
       same.notes.push(`delegation_started is journaled more than once for this id (${e.file}:${e.line}); the first one is used.`);
       same.events.push(e);
-      continue;
+      return;
     }
     const d = newDelegation(e.delegationId, list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, e);
+    startAt.set(d, at);
     if (list.length > 0) {
-      for (const other of [...list, d]) {
-        if (!other.notes.some((n) => n.startsWith('delegation id reused')))
-          other.notes.push(`delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id.`);
-      }
+      const note = again
+        ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
+        : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id.`;
+      for (const other of [...list, d]) if (!other.notes.some((n) => n.startsWith('delegation id reused'))) other.notes.push(note);
     }
     list.push(d);
     byId.set(e.delegationId, list);
     delegations.push(d);
     d.events.push(e);
-  }
+  });
 
   // Pass 2: attach every other delegation event to its delegation (orphans get one without a start).
+  const owners = new ReusedIdOwners(events, byId);
   for (const e of events) {
     if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
     let list = byId.get(e.delegationId);
@@ -100,7 +109,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
       byId.set(e.delegationId, list);
       delegations.push(list[0]);
     }
-    pickDelegation(list, e).events.push(e);
+    (list.length === 1 ? list[0] : owners.pick(list, e)).events.push(e);
   }
 
   for (const d of delegations) buildRuns(d, markers);
@@ -108,19 +117,71 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   return delegations;
 }
 
-/** For a reused id: sub-run starts match by parent_run_id; others go to the latest start before them. */
-function pickDelegation(list: Delegation[], e: DelegationEvent): Delegation {
-  if (list.length === 1) return list[0];
-  if (e.type === 'delegation_sub_run_started' && e.parentRunId) {
-    const match = list.find((d) => d.parentRunId === e.parentRunId);
-    if (match) return match;
+/**
+ * Which of several delegations sharing a reused id an event belongs to. Sub-run events name
+ * their parent run, or a run whose start does; a retry names its runs; what is left (and a
+ * tie between starts of the same parent run) goes to the latest start before the event, and a
+ * delegation_completed to the latest one still without its completion.
+ */
+class ReusedIdOwners {
+  /** sub_run_id → parent_run_id of its start, for the reused ids only (built when first needed). */
+  private parentOfRun: Map<string, string> | null = null;
+  private readonly completed = new Set<Delegation>();
+
+  constructor(
+    private readonly events: readonly JournalEvent[],
+    private readonly byId: Map<string, Delegation[]>,
+  ) {}
+
+  pick(list: Delegation[], e: DelegationEvent): Delegation {
+    let candidates = list;
+    const parent = this.parentOf(e);
+    if (parent !== null) {
+      const same = list.filter((d) => d.parentRunId === parent);
+      if (same.length) candidates = same;
+    }
+    if (e.type === 'delegation_sub_run_completed' && candidates.length > 1) {
+      // Between starts of the same parent run: the one that started this sub-run.
+      const owner = candidates.find((d) => d.events.some((x) => x.type === 'delegation_sub_run_started' && x.subRunId === e.subRunId));
+      if (owner) return owner;
+    }
+    if (e.type === 'delegation_completed') {
+      const open = latestStartedBefore(candidates.filter((d) => !this.completed.has(d)), e);
+      const owner = open ?? latestStartedBefore(candidates, e) ?? candidates[0];
+      this.completed.add(owner);
+      return owner;
+    }
+    return latestStartedBefore(candidates, e) ?? candidates[0];
   }
-  if (e.type === 'delegation_sub_run_completed') {
-    const owner = list.find((d) => d.events.some((x) => x.type === 'delegation_sub_run_started' && x.subRunId === e.subRunId));
-    if (owner) return owner;
+
+  /** The parent run an event's sub-run was started under, when a start says so. */
+  private parentOf(e: DelegationEvent): string | null {
+    if (e.type === 'delegation_sub_run_started') return e.parentRunId ?? this.runParents().get(e.subRunId) ?? null;
+    if (e.type === 'delegation_sub_run_completed') return this.runParents().get(e.subRunId) ?? null;
+    if (e.type === 'delegation_retry') {
+      const runs = this.runParents();
+      return (e.originalRunId && runs.get(e.originalRunId)) || (e.retryRunId && runs.get(e.retryRunId)) || null;
+    }
+    return null;
   }
-  let best = list[0];
-  for (const d of list) if (d.started && e.time && d.started.time && compareInstants(d.started.time, e.time) <= 0) best = d;
+
+  private runParents(): Map<string, string> {
+    if (this.parentOfRun) return this.parentOfRun;
+    this.parentOfRun = new Map();
+    for (const e of this.events)
+      if (e.type === 'delegation_sub_run_started' && e.parentRunId && (this.byId.get(e.delegationId)?.length ?? 0) > 1 && !this.parentOfRun.has(e.subRunId))
+        this.parentOfRun.set(e.subRunId, e.parentRunId);
+    return this.parentOfRun;
+  }
+}
+
+/** The delegation of `list` whose start is the latest at or before `e` (null if none started before it). */
+function latestStartedBefore(list: readonly Delegation[], e: DelegationEvent): Delegation | null {
+  let best: Delegation | null = null;
+  for (const d of list) {
+    if (!d.started || !e.time || !d.started.time || compareInstants(d.started.time, e.time) > 0) continue;
+    if (!best || compareInstants(d.started.time, best.started!.time!) >= 0) best = d;
+  }
   return best;
 }
 

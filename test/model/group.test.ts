@@ -186,6 +186,40 @@ describe('groupDelegations', () => {
     for (const d of ds) expect(d.notes.filter((n) => n.startsWith('delegation id reused'))).toHaveLength(1);
   });
 
+  it('makes a start of the same id by the same parent run after its completion a new delegation', () => {
+    const ds = group({
+      's.jsonl': [
+        fanOut(T(1), 'same', 'p', ['x']), sub(T(2), 'same', 'a-1', 'p', 'x'), done(T(3), 'same', 'a-1', 'x', 'failed'), fin(T(4), 'same', 1, 0, 1, 'failed'),
+        fanOut(T(10), 'same', 'p', ['x']), sub(T(11), 'same', 'b-1', 'p', 'x'), done(T(12), 'same', 'b-1', 'x'), fin(T(13), 'same', 1, 1, 0),
+      ],
+    });
+    expect(ds.map((d) => d.key)).toEqual(['same', 'same#2']);
+    expect(ds.map((d) => [...d.runs.keys()])).toEqual([['a-1'], ['b-1']]);
+    expect(ds.map((d) => d.completions.map((c) => c.line))).toEqual([[4], [8]]);
+    for (const d of ds) expect(d.notes.filter((n) => n.startsWith('delegation id reused: 2'))).toHaveLength(1);
+  });
+
+  it('attaches a retry of a reused id by the runs it names, and gives each start one completion', () => {
+    // pB starts between pA's start and pA's retry: the retry and its run are still pA's.
+    const ds = group({
+      's.jsonl': [
+        fanOut(T(0), 'r', 'pA', ['a']), sub(T(1), 'r', 'ra1', 'pA', 'a'),
+        fanOut(T(2), 'r', 'pB', ['b']), sub(T(3), 'r', 'rb1', 'pB', 'b'),
+        retry(T(4), 'r', 'ra1', 'ra2', 'a'), done(T(4, 100), 'r', 'ra1', 'a', 'verification_failed'), sub(T(4, 200), 'r', 'ra2', 'pA', 'a', 'ra1'),
+        done(T(5), 'r', 'rb1', 'b'), fin(T(6), 'r', 1, 1, 0),
+        done(T(7), 'r', 'ra2', 'a'), fin(T(8), 'r', 1, 1, 0),
+      ],
+    });
+    const [a, b] = ds;
+    expect(a.parentRunId).toBe('pA');
+    expect(a.retries.map((r) => r.line)).toEqual([5]);
+    expect(a.children.map((c) => runIds(c.attempts))).toEqual([['ra1', 'ra2']]);
+    expect(b.retries).toEqual([]);
+    expect(b.children.map((c) => runIds(c.attempts))).toEqual([['rb1']]);
+    expect(b.completions.map((c) => c.line)).toEqual([9]);
+    expect(a.completions.map((c) => c.line)).toEqual([11]);
+  });
+
   it('keeps the first of two identical starts and notes the repeat', () => {
     const [d, ...rest] = group({ 's.jsonl': [fanOut(T(1), 'd', 'p', ['x']), fanOut(T(2), 'd', 'p', ['x'])] });
     expect(rest).toHaveLength(0);

@@ -76,7 +76,7 @@ export function finalStatus(run: SubRun): string | null {
 /** Success as the engine counts it: status completed and no error (`is_success()`). */
 export function isSuccess(run: SubRun): boolean {
   const c = finalCompletion(run);
-  return !!c && c.status === 'completed' && !c.error;
+  return !!c && c.status === 'completed' && c.error === null; // an empty error string is still an error (is_success)
 }
 
 export function firstStart(run: SubRun): SubRunStartedEvent | null {

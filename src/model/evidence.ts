@@ -23,7 +23,7 @@ export function settledAtJoin(run: SubRun, join: { time: Instant | null } | null
 /** Success as the engine counted it at the join: settled by then as completed without error. */
 export function succeededAtJoin(run: SubRun, join: { time: Instant | null } | null): boolean {
   const c = settledAtJoin(run, join);
-  return !!c && c.status === 'completed' && !c.error;
+  return !!c && c.status === 'completed' && c.error === null; // an empty error string is still an error (is_success)
 }
 
 export function lastMarker(run: SubRun, action: string) {

@@ -29,6 +29,19 @@ testCheck('silent-failure', {
         },
       ],
     },
+    {
+      // "error": "" is Some(""): not a success for the engine (its totals count it failed, and
+      // totals-mismatch agrees), but the run still says completed.
+      fixture: '../safe/silent-failure-empty-error.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd-emptyerr',
+          messageIncludes: 'sub-run r1 (agent a) is completed but carries an empty error string',
+          evidenceLines: ['silent-failure-empty-error.jsonl:3'],
+        },
+      ],
+    },
   ],
   valid: [
     // Gen 0 (no output_preview key); "Error handling refactored …" and "Partition keys …" only look

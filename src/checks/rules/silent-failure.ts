@@ -44,7 +44,8 @@ export const silentFailure: Check = {
 };
 
 function judge(c: SubRunCompletedEvent): Pick<Report, 'message' | 'severity'> | null {
-  if (c.error) return { message: `is completed but carries error ${JSON.stringify(clip(c.error, 120))}` };
+  if (c.error === '') return { message: 'is completed but carries an empty error string (the engine counts it as a failure: error is not absent)' };
+  if (c.error !== null) return { message: `is completed but carries error ${JSON.stringify(clip(c.error, 120))}` };
   // undefined = the key is absent (Gen 0 never wrote it): nothing to judge.
   if (c.outputPreview === null) return { message: 'is completed but its output_preview is null' };
   if (c.outputPreview !== undefined && c.outputPreview.trim() === '') return { message: 'is completed but its output_preview is blank' };

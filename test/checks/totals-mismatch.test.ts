@@ -61,6 +61,8 @@ testCheck('totals-mismatch', {
     },
   ],
   valid: [
+    // A completed run with "error": "" is counted failed, as the engine's is_success counts it.
+    '../safe/silent-failure-empty-error.jsonl',
     // The retried original is not counted (Gen B, 3 children + 1 retry, total 3).
     'trap-retried-original-not-counted.jsonl',
     // Gen C: a paused child is counted in failed with no completion.

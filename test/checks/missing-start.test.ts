@@ -38,6 +38,52 @@ testCheck('missing-start', {
       ],
     },
     {
+      // fork coder×3: one start (it crashed), total 2, failed 2. One missing child is the
+      // synthetic failure the totals count; nothing explains the other. Each is judged alone
+      // (errors are listed first).
+      fixture: 'trigger-fork-partly-accounted.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'agent coder: 1 expected child never started and the totals do not account for the other one',
+          evidenceLines: ['trigger-fork-partly-accounted.jsonl:1', 'trigger-fork-partly-accounted.jsonl:4'],
+        },
+        {
+          severity: 'info',
+          messageIncludes: ['agent coder: 2 expected children never started; the totals account for 1 of them', 'total_sub_runs 2 − 1 started = 1 left; failed 2 − 1 journaled failure = 1 left'],
+          evidenceLines: ['trigger-fork-partly-accounted.jsonl:1', 'trigger-fork-partly-accounted.jsonl:4'],
+        },
+      ],
+    },
+    {
+      // A failed pipeline stage does not stop the pipeline (only a cancel does): stage c vanished.
+      fixture: 'trigger-pipeline-failed-stage.jsonl',
+      findings: [{ severity: 'error', messageIncludes: 'agent c: 1 expected child never started and the totals do not account for it' }],
+    },
+    {
+      // The pipeline's stage b was cancelled: c never starts, by design (info, with the cancel as evidence).
+      fixture: 'trap-pipeline-cancelled-stage.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: 'agent c: 1 expected child never started: the pipeline stopped after stage 2 of 3 (b) was cancelled',
+          evidenceLines: ['trap-pipeline-cancelled-stage.jsonl:1', 'trap-pipeline-cancelled-stage.jsonl:5', 'trap-pipeline-cancelled-stage.jsonl:7'],
+        },
+      ],
+    },
+    {
+      // The fork's shared deadline ran out part-way: the child not launched by then is info too.
+      fixture: 'trap-fork-deadline-partway.jsonl',
+      findings: [
+        { severity: 'info', messageIncludes: 'the totals account for 1 of them' },
+        {
+          severity: 'info',
+          messageIncludes: ['agent coder: 1 expected child never started: the fork\'s shared deadline ran out part-way', 'fork child timeout: shared deadline exceeded'],
+          evidenceLines: ['trap-fork-deadline-partway.jsonl:1', 'trap-fork-deadline-partway.jsonl:3', 'trap-fork-deadline-partway.jsonl:4'],
+        },
+      ],
+    },
+    {
       // An agent replaced by another (security-auditor ran instead of reviewer).
       fixture: 'agent-set-mismatch/trigger-unknown-agent.jsonl',
       findings: [{ severity: 'error', messageIncludes: 'agent reviewer: 1 expected child never started' }],

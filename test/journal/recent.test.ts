@@ -226,18 +226,34 @@ describe('last over a tree whose modification times narrow nothing (streamed for
   it('keeps rebuilding groups while one could still hold a newer start than the newest found', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
     dirs.push(root);
-    // d-x was started twice: its group's newest start record is the repeat (NOW - 1 h), but the
-    // delegation orders by its first start (3 days ago). d-y, in another group, started in between
-    // and is the newest delegation: the group rebuilt first does not hold the answer.
+    // d-x (still open) was started twice: its group's newest start record is the repeat (NOW - 1 h),
+    // but the delegation orders by its first start (3 days ago). d-y, in another group, started in
+    // between and is the newest delegation: the group rebuilt first does not hold the answer.
+    // (A repeat after d-x's completion would be a new delegation, and the newest.)
     const x = delegation('d-x', NOW - 3 * DAY);
     const y = delegation('d-y', NOW - DAY);
     const repeat = ev.started(iso(NOW - 3600_000), { delegation_id: 'd-x', parent_run_id: 'p-d-x', pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] });
-    put(root, 's-1.jsonl', [...x.head, ...x.runs, ...x.tail, repeat], NOW);
+    put(root, 's-1.jsonl', [...x.head, ...x.runs, repeat], NOW);
     put(root, 's-2.jsonl', [...y.head, ...y.runs, ...y.tail], NOW);
     const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
     const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
     const indexed = await written(await prepareLast(options, 0), options, 'json');
     expect(JSON.parse(indexed.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-y']);
+    expect(indexed).toEqual(inMemory);
+  });
+
+  it('takes a start of a completed delegation id by the same parent run as a new delegation, the newest', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const x = delegation('d-x', NOW - 3 * DAY);
+    const y = delegation('d-y', NOW - DAY);
+    const again = ev.started(iso(NOW - 3600_000), { delegation_id: 'd-x', parent_run_id: 'p-d-x', pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] });
+    put(root, 's-1.jsonl', [...x.head, ...x.runs, ...x.tail, again], NOW);
+    put(root, 's-2.jsonl', [...y.head, ...y.runs, ...y.tail], NOW);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    const indexed = await written(await prepareLast(options, 0), options, 'json');
+    expect(JSON.parse(indexed.out).delegations.map((d: { key: string }) => d.key)).toEqual(['d-x#2']);
     expect(indexed).toEqual(inMemory);
   });
 

@@ -4,7 +4,7 @@ import { createGunzip } from 'node:zlib';
 import { buildTraceReport, newestGroup, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
-import { defaultSessionRoots, discoverJournals, sizeAndMtime, type JournalFile } from '../journal/discover.js';
+import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
@@ -40,6 +40,9 @@ interface Tail {
   offset: number;
   size: number;
   mtimeMs: number;
+  /** The file's identity when last read: another one under the same name (moved into place) is read from the start. */
+  dev?: number;
+  ino?: number;
   /**
    * Set while a file the replay of `last` did not need is unread: its size then. Its bytes up to
    * there are read, as replay, once it changes.
@@ -248,8 +251,14 @@ class Follower {
   private addUnread(file: JournalFile): void {
     const fileIndex = this.tails.size;
     // One that cannot be stat'ed now is read like any file once it can be.
-    const { size, mtimeMs } = sizeAndMtime(file.path) ?? { size: 0, mtimeMs: 0 };
-    this.tails.set(file.path, { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size, mtimeMs, unreadUpTo: size });
+    let st = null;
+    try {
+      st = statSync(file.path);
+    } catch {
+      // read like any file once it can be stat'ed
+    }
+    const size = st?.size ?? 0;
+    this.tails.set(file.path, { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size, mtimeMs: st?.mtimeMs ?? 0, dev: st?.dev, ino: st?.ino, unreadUpTo: size });
   }
 
   private newScanner(file: JournalFile, fileIndex: number): LineScanner {
@@ -278,7 +287,11 @@ class Follower {
       tail.scanner.stats.error = 'not a regular file'; // replaced by a FIFO or a folder: never opened
       return;
     }
-    if (st.size === tail.size && st.mtimeMs === tail.mtimeMs) return;
+    // Written elsewhere and renamed over it (rsync, editors, atomic writers): not an append.
+    const replaced = tail.ino !== undefined && (st.ino !== tail.ino || st.dev !== tail.dev);
+    tail.dev = st.dev;
+    tail.ino = st.ino;
+    if (st.size === tail.size && st.mtimeMs === tail.mtimeMs && !replaced) return;
     const first = tail.size < 0;
     const unreadUpTo = tail.unreadUpTo;
     tail.unreadUpTo = undefined;
@@ -292,7 +305,7 @@ class Follower {
       if (unreadUpTo !== undefined) this.markLateReplay(tail);
       return;
     }
-    if (st.size < tail.offset) this.reset(tail);
+    if (st.size < tail.offset || (replaced && tail.offset > 0)) this.reset(tail);
     // Still unread after a failure: its old lines stay replay.
     const keepUnread = () => {
       if (unreadUpTo !== undefined && tail.offset === 0) tail.unreadUpTo = unreadUpTo;

@@ -1,7 +1,7 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -268,6 +268,27 @@ describe('--follow', () => {
       const block = printed.find((d: { id: string }) => d.id === id);
       expect(block.findings.map((x: { message: string }) => x.message).join('\n')).toContain('of delegation d-old');
     }
+  });
+
+  it('reads a journal replaced by another file (written aside and renamed over it) from the start', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, journal(...whole('d-a')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(/"id":"d-a"/);
+    // Larger than before, and different from its first byte: read from the old offset it would
+    // start mid-line and lose d-replacing's start.
+    writeFileSync(`${file}.tmp`, journal(...whole('d-replacing-with-a-longer-id'), ...whole('d-a')));
+    renameSync(`${file}.tmp`, file);
+    await f.waitFor(/"id":"d-replacing-with-a-longer-id"/);
+    await sleep(400);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    const replacing = printed.find((d: { id: string }) => d.id === 'd-replacing-with-a-longer-id');
+    expect(replacing.findings.filter((x: { severity: string }) => x.severity !== 'info')).toEqual([]);
+    expect(replacing.timeline.map((t: { line: number }) => t.line)).toEqual([1, 2, 3, 4]);
+    expect(f.err()).not.toMatch(/malformed|orphan/);
   });
 
   it('refuses standard input and --output with one sentence', async () => {

@@ -49,14 +49,14 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('-q, --quiet', 'no progress output')
     .action(async (_flags: ListFlags, cmd: Command) => {
       // Scan options given before `list` (trace-delegation --demo list) count too; its own win.
-      result.code = await runList(cmd.optsWithGlobals<ListFlags>(), io);
+      result.code = await runList(ownOptionsWin<ListFlags>(cmd), io);
     });
 
   addCheckOptions(program.command('check').description('compare findings with the X.expected.json beside each journal file or session folder X'))
     .argument('<paths...>', 'fixture folders, journal files, session folders or expectations files')
     .action(async (paths: string[], _flags: CheckFlags, cmd: Command) => {
       // Options given before `check` (trace-delegation --now … check fixtures) count too; its own win.
-      result.code = await runCheck(paths, cmd.optsWithGlobals<CheckFlags>(), io);
+      result.code = await runCheck(paths, ownOptionsWin<CheckFlags>(cmd), io);
     });
 
   addContractCommand(program, io, result);
@@ -97,4 +97,21 @@ export async function main(io: CliIO): Promise<number> {
     io.stderr.write(`trace-delegation: internal error: ${(err as Error)?.message ?? String(err)}${debug ? `\n${(err as Error)?.stack}` : ' (set TRACE_DELEGATION_DEBUG=1 for details)'}\n`);
     return EXIT.usage;
   }
+}
+
+/**
+ * The options of a subcommand and of the commands before it, the subcommand's own winning over
+ * the same option given before it (commander's optsWithGlobals lets the parent win). A default
+ * never overrides a value given on the command line.
+ */
+export function ownOptionsWin<T>(cmd: Command): T {
+  const chain: Command[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
+  const out: Record<string, unknown> = {};
+  for (const c of chain)
+    for (const [key, value] of Object.entries(c.opts())) {
+      if (key in out && c.getOptionValueSource(key) === 'default') continue;
+      out[key] = value;
+    }
+  return out as T;
 }

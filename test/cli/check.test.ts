@@ -4,6 +4,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { ownOptionsWin } from '../../src/cli/main.js';
 import { FIXTURES, runBin, runMain } from '../helpers/cli.js';
 
 const CASE = 'retry-and-failure.jsonl';
@@ -130,5 +132,35 @@ describe('check', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(`trace-delegation: expectations file ${CASE}.expected.json[0]: unknown key "severty" (allowed: id, delegation, severity, count, note)\n`);
     expect(bad.stdout).toBe('');
+  });
+});
+
+describe("a subcommand's own options win over the same ones given before it", () => {
+  it('check rejects its own invalid --now even after a valid one before it', async () => {
+    const r = await runMain(['--now', '2030-01-01T00:00:00Z', 'check', dir, '--now', 'not-a-date']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--now must be an RFC 3339 timestamp, not "not-a-date"/);
+  });
+
+  it("list reads its own --sessions, not the one before it", async () => {
+    const r = await runMain(['--sessions', path.join(FIXTURES, 'join'), 'list', '--sessions', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(DELEGATION.slice(0, 8));
+    expect(r.stdout).toMatch(/^1 of 1 delegation/m);
+  });
+
+  it('a --no-color after the subcommand turns colour off; a default never overrides a given value', () => {
+    const parse = (argv: string[]) => {
+      const program = new Command().option('--no-color').option('--now <t>').exitOverride();
+      let seen: Record<string, unknown> = {};
+      program.command('check').option('--no-color').option('--now <t>').action((_f, cmd: Command) => (seen = ownOptionsWin(cmd)));
+      program.parse(argv, { from: 'user' });
+      return seen;
+    };
+    expect(parse(['check', '--no-color']).color).toBe(false);
+    expect(parse(['--no-color', 'check']).color).toBe(false);
+    expect(parse(['check']).color).toBe(true);
+    expect(parse(['--now', 'a', 'check']).now).toBe('a');
+    expect(parse(['--now', 'a', 'check', '--now', 'b']).now).toBe('b');
   });
 });

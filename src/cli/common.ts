@@ -61,6 +61,12 @@ function duration(name: string, v: string): number {
   return ms;
 }
 
+/** Standard input is the one journal read: a tree named as well would be silently left out. */
+export function rejectSessionsWithStdin(flags: ScanFlags): void {
+  const also = [flags.sessions?.length ? '--sessions' : null, flags.demo ? '--demo' : null].filter(Boolean);
+  if (also.length) throw new UsageError(`standard input (--stdin or target -) is the one journal read; it cannot be combined with ${also.join(' or ')}`);
+}
+
 /** Merges the config file and flags (flags win) into analyze() options and the fail-on level. */
 export function resolveSettings(flags: ScanFlags, io: CliIO): { options: AnalyzeOptions; failOn: Severity | 'none' } {
   const cwd = io.cwd ?? process.cwd();
@@ -79,7 +85,7 @@ export function resolveSettings(flags: ScanFlags, io: CliIO): { options: Analyze
   const nowText = flags.now ?? io.env?.TRACE_DELEGATION_NOW;
   if (nowText !== undefined) {
     const t = parseTimestamp(nowText);
-    if (!t) throw new UsageError(`--now must be an RFC 3339 timestamp, not ${JSON.stringify(nowText)}`);
+    if (!t) throw new UsageError(`${flags.now !== undefined ? '--now' : 'TRACE_DELEGATION_NOW'} must be an RFC 3339 timestamp, not ${JSON.stringify(nowText)}`);
     co.nowMs = t.ms;
   }
   const failOn = flags.failOn !== undefined ? parseFailOn(flags.failOn) : config.failOn ?? 'error';

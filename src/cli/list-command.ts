@@ -5,7 +5,8 @@ import { safeTerminalText as safe } from '../format/terminal.js';
 import { parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
-import { resolveSettings, type ScanFlags } from './common.js';
+import { SEVERITY_RANK, type Severity } from '../checks/types.js';
+import { rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
 
@@ -23,7 +24,8 @@ const shortKey = (d: DelegationReport) => `${short(d.id, 13)}${d.key.slice(d.id.
 export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const limit = Number(flags.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
-  const { options } = resolveSettings(flags, io);
+  const { options, failOn } = resolveSettings(flags, io);
+  if (flags.stdin) rejectSessionsWithStdin(flags);
   // A whole-tree scan: V8's young generation stays small (src/cli/young-generation.ts).
   const { holdYoungGeneration, letYoungGenerationGrow } = await import('./young-generation.js');
   holdYoungGeneration();
@@ -45,7 +47,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
     const rows = chronological(newestFirst.slice(0, limit).reverse().map((d) => eventRows(d)));
     io.stdout.write(rows.map((r) => `${r}\n`).join(''));
-    return EXIT.ok;
+    return exitCodeForRows(newestFirst.slice(0, limit), failOn);
   }
   // Loaded on first use: it costs every other command's start-up otherwise.
   const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3');
@@ -68,7 +70,14 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     ]);
   }
   io.stdout.write(`${table.toString()}\n${recent ? recentFooter(newestFirst.length, recent) : `${newestFirst.length} of ${total} delegations, newest first`}\n`);
-  return EXIT.ok;
+  return exitCodeForRows(newestFirst.slice(0, limit), failOn);
+}
+
+/** As for a report: exit 1 when a delegation shown has a finding at or above --fail-on. */
+function exitCodeForRows(shown: readonly DelegationReport[], failOn: Severity | 'none'): number {
+  if (failOn === 'none') return EXIT.ok;
+  const min = SEVERITY_RANK[failOn];
+  return shown.some((d) => d.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) ? EXIT.findings : EXIT.ok;
 }
 
 /** What a recent-first list read, and what that leaves out. */

@@ -5,7 +5,7 @@ import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
-import { resolveSettings, useColor, type ScanFlags } from './common.js';
+import { rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
 import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
@@ -71,6 +71,8 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   const { options, failOn } = resolveSettings(flags, io);
   const fromStdin = flags.stdin || target === '-';
   if (fromStdin && !io.stdin) throw new UsageError('standard input is not available');
+  if (flags.all && target !== undefined && target !== '-')
+    throw new UsageError(`--all reports every delegation; it cannot be combined with a target (${JSON.stringify(target)}): drop one of them`);
   const jobs = parseJobs(flags.jobs);
   if (flags.follow) {
     if (fromStdin) throw new UsageError('--follow watches a sessions tree; it cannot follow standard input');
@@ -80,6 +82,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     const { runFollow } = await import('./follow.js');
     return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, quiet: flags.quiet });
   }
+  if (fromStdin) rejectSessionsWithStdin(flags);
   const analyzeOptions: AnalyzeOptions = {
     ...options,
     ...extra,

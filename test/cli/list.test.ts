@@ -1,4 +1,7 @@
 /** `trace-delegation list`, run as the real binary on the demo tree and checked against the files. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
@@ -15,7 +18,7 @@ function tableRows(stdout: string): string[][] {
 }
 
 let fullList: ReturnType<typeof runBin> | undefined;
-const listDemo = () => (fullList ??= runBin(['list', '--demo']));
+const listDemo = () => (fullList ??= runBin(['list', '--demo', '--fail-on', 'none']));
 
 const newestFirst = () => [...demoStarts()].sort((a, b) => (tsNanos(b.ts) > tsNanos(a.ts) ? 1 : tsNanos(b.ts) < tsNanos(a.ts) ? -1 : 0));
 
@@ -63,7 +66,8 @@ describe('trace-delegation list', () => {
 
   it('scan options work before the subcommand too', async () => {
     const [a, b] = [await runBin(['--demo', 'list', '--limit', '2']), await runBin(['list', '--limit', '2', '--sessions', 'fixtures/sessions'])];
-    expect(a.code).toBe(0);
+    expect(a.code).toBe(1); // the newest has error findings
+    expect(b.code).toBe(1);
     expect(a.stdout).toBe(b.stdout);
   });
 
@@ -75,6 +79,32 @@ describe('trace-delegation list', () => {
     );
     const r = await runBin(['list', '--stdin'], { input });
     expect(tableRows(r.stdout).slice(1).map((row) => row[1])).toEqual(['0a1b2c3d-4e5f…#2', '0a1b2c3d-4e5f…']);
+  });
+
+  it('exits as a report does: 1 when a delegation shown has a finding at or above --fail-on', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-list-'));
+    try {
+      const one = (id: string, t: string, total: number) => [
+        ev.started(`${t}0+00:00`, { delegation_id: id, parent_run_id: `p-${id}`, pattern: 'fan_out', agent_ids: ['coder'] }),
+        ev.subStarted(`${t}1+00:00`, { delegation_id: id, sub_run_id: `r-${id}`, parent_run_id: `p-${id}`, agent_id: 'coder' }),
+        ev.subCompleted(`${t}2+00:00`, { delegation_id: id, sub_run_id: `r-${id}`, agent_id: 'coder', status: 'completed', output_preview: `done ${id}` }),
+        ev.completed(`${t}3+00:00`, { delegation_id: id, pattern: 'fan_out', total_sub_runs: total, succeeded: total, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `done ${id}` }),
+      ];
+      // The older one claims 3 results for 1 child (totals-mismatch, an error); the newer one is clean.
+      writeFileSync(path.join(dir, 's.jsonl'), journal(...one('d-bad', '2026-01-01T10:00:0', 3), ...one('d-good', '2026-01-02T10:00:0', 1)));
+      const list = (...args: string[]) => runBin(['list', '--sessions', dir, ...args]);
+      expect((await list('--limit', '1')).code).toBe(0); // only d-good shown
+      expect((await list()).code).toBe(1);
+      expect((await list('--fail-on', 'none')).code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses standard input with a tree in one sentence', async () => {
+    const r = await runBin(['list', '--stdin', '--demo']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('trace-delegation: standard input (--stdin or target -) is the one journal read; it cannot be combined with --demo\n');
   });
 
   it('rejects a bad --limit with exit 2', async () => {
@@ -89,7 +119,7 @@ describe('trace-delegation list --events', () => {
   const ROW = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) \| (\S+) +\| (\S{16}) \| (\S*) \| (.+):(\d+)$/;
 
   it('prints the skill’s listing: ts | type | delegation id (16) | run id | file:line, in time order', async () => {
-    const r = await runBin(['list', '--events', '--demo', '--limit', '4']);
+    const r = await runBin(['list', '--events', '--demo', '--limit', '4', '--fail-on', 'none']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     const byLoc = new Map(allDemoLines().map((l) => [`${l.file}:${l.line}`, l]));

@@ -142,7 +142,7 @@ describe('progress through the CLI', () => {
 
   it('shows list’s whole-tree scan too, erased before the table; list -q and trace-delegation -q list are silent', async () => {
     const tty = await run(['list', '--sessions', demo], true);
-    expect(tty.code).toBe(0);
+    expect(tty.code).toBe(1); // a delegation listed has error findings (--fail-on error)
     expect(tty.stderr).toMatch(/\r\[#+-*\] \d+\/\d+ files/);
     expect(tty.stderr.endsWith('\r')).toBe(true);
     expect(tty.stdout).toBe((await run(['list', '--sessions', demo], false)).stdout);

@@ -449,12 +449,15 @@ function sortFindings(findings: Finding[]): Finding[] {
   return findings.map((f, i) => [f, i] as const).sort((a, b) => SEVERITY_RANK[b[0].severity] - SEVERITY_RANK[a[0].severity] || a[1] - b[1]).map(([f]) => f);
 }
 
+/** A prefix of several delegation ids: the candidates are listed, and nothing is reported. */
+export function ambiguousTarget(target: string | undefined, candidates: readonly Delegation[]): TargetError {
+  const ids = [...new Set(candidates.map((d) => d.id))];
+  return new TargetError(`target ${target} is ambiguous: it is a prefix of ${ids.length} delegation ids`, ids);
+}
+
 function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult): TargetError {
   const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}`;
-  if (r.reason === 'ambiguous') {
-    const ids = [...new Set(r.candidates.map((d) => d.id))];
-    return new TargetError(`target ${target} is ambiguous: it is a prefix of ${ids.length} delegation ids`, ids);
-  }
+  if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
   if (r.reason === 'empty') return new TargetError(`no delegation_started event found in ${where}`);
   return new TargetError(`no delegation, parent run or session matches ${target} in ${where}`);
 }

@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
-import { buildTraceReport, newestGroup, type AnalyzeOptions } from '../analyze.js';
+import { ambiguousTarget, buildTraceReport, newestGroup, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
@@ -150,12 +150,22 @@ class Follower {
       progress?.finish();
     }
     this.collect();
+    this.rejectAmbiguousTarget();
     this.evaluate();
     this.replayKeys = new Set(this.delegations.map((d) => d.key));
     this.watchTree();
     const pollMs = this.settings.pollMs ?? 1000;
     this.timer = setInterval(() => this.kick(++this.polls % REDISCOVER_EVERY === 0), pollMs);
     this.fileCount = files.length;
+  }
+
+  /** A prefix of several ids when the replay ends is refused as the plain command refuses it (exit 2, candidates listed). */
+  private rejectAmbiguousTarget(): void {
+    const t = this.target;
+    if (t === undefined || t === '' || t === 'last') return;
+    this.delegations = this.groups.delegations();
+    const r = resolveTarget(t, this.delegations, this.sessionFiles());
+    if (!r.ok && r.reason === 'ambiguous') throw ambiguousTarget(t, r.candidates);
   }
 
   /** The replay is over: say so, so on-call (and scripts) know that what follows is live. */
@@ -421,15 +431,20 @@ class Follower {
       const before = this.replayKeys;
       return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key) && d.started !== null));
     }
+    const r = resolveTarget(t, all, this.sessionFiles());
+    if (r.ok) return r.delegations;
+    return r.reason === 'ambiguous' ? r.candidates : [];
+  }
+
+  /** Session id → the journal files followed for it (a session target names them). */
+  private sessionFiles(): Map<string, string[]> {
     const sessionFiles = new Map<string, string[]>();
     for (const tail of this.tails.values()) {
       const list = sessionFiles.get(tail.file.sessionId) ?? [];
       list.push(tail.file.display);
       sessionFiles.set(tail.file.sessionId, list);
     }
-    const r = resolveTarget(t, all, sessionFiles);
-    if (r.ok) return r.delegations;
-    return r.reason === 'ambiguous' ? r.candidates : [];
+    return sessionFiles;
   }
 
   private evaluateLater(ms: number): void {

@@ -291,6 +291,16 @@ describe('--follow', () => {
     expect(f.err()).not.toMatch(/malformed|orphan/);
   });
 
+  it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {
+    const dir = tree();
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-ab1'), ...whole('d-ab2')));
+    const f = follow(dir, ['d-ab']);
+    const code = await new Promise<number | null>((resolve) => f.child.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(f.out()).toBe('');
+    expect(f.err()).toBe('trace-delegation: target d-ab is ambiguous: it is a prefix of 2 delegation ids\n  d-ab1\n  d-ab2\n');
+  });
+
   it('refuses standard input and --output with one sentence', async () => {
     const dir = tree();
     for (const args of [['--stdin'], ['--output', `json=${path.join(dir, 'x.json')}`]]) {

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import type { AnalyzeOptions } from '../analyze.js';
@@ -61,6 +63,13 @@ function duration(name: string, v: string): number {
   return ms;
 }
 
+/** `~` or `~/…` as the shell would expand it, from $HOME. */
+export function expandHome(p: string, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || homedir();
+  if (p === '~') return home;
+  return p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+}
+
 /** Standard input is the one journal read: a tree named as well would be silently left out. */
 export function rejectSessionsWithStdin(flags: ScanFlags): void {
   const also = [flags.sessions?.length ? '--sessions' : null, flags.demo ? '--demo' : null].filter(Boolean);
@@ -89,7 +98,10 @@ export function resolveSettings(flags: ScanFlags, io: CliIO): { options: Analyze
     co.nowMs = t.ms;
   }
   const failOn = flags.failOn !== undefined ? parseFailOn(flags.failOn) : config.failOn ?? 'error';
-  const sessions = flags.demo ? [...(flags.sessions ?? []), DEMO_SESSIONS] : flags.sessions;
+  const env = io.env ?? process.env;
+  // A quoted `~/…` reaches us unexpanded (the README's globs are quoted, so the shell leaves them).
+  const given = flags.sessions?.map((s) => expandHome(s, env));
+  const sessions = flags.demo ? [...(given ?? []), DEMO_SESSIONS] : given;
   return {
     options: { sessions, env: io.env ?? process.env, cwd, rules, checkOptions: co },
     failOn,

@@ -50,6 +50,8 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
     let paths: string[];
     if (isGlob(root)) {
       paths = await expandGlob(root.replace(/\\/g, '/'), cwd);
+      // A typo'd or unexpanded glob would otherwise read nothing and pass.
+      if (paths.length === 0) throw new InputError(`sessions glob ${root} matches no file`);
     } else {
       const kind = statKind(abs);
       if (kind === 'missing') throw new InputError(`sessions root ${root} does not exist`);

@@ -140,6 +140,21 @@ const CASES: Case[] = [
     stderr: 'trace-delegation: sessions root fixtures/no-such-dir does not exist\n',
   },
   {
+    name: 'a --sessions glob that matches no file is an input error, not an empty run',
+    args: ['--sessions', 'fixtures/no-such-*/**/*.jsonl', '--all'],
+    code: 2,
+    stdout: '',
+    stderr: 'trace-delegation: sessions glob fixtures/no-such-*/**/*.jsonl matches no file\n',
+  },
+  {
+    name: 'a quoted ~/ in --sessions is the home folder, as the shell would expand it',
+    args: ['--sessions', '~/sessions/**/*.jsonl', ID.genBRetry],
+    env: { HOME: path.join(ROOT, 'fixtures') },
+    code: 0,
+    stdout: (s) => expect(blockIds(s)).toEqual([ID.genBRetry]),
+    stderr: '',
+  },
+  {
     name: '--all with a target is a conflict: one sentence and exit 2, not the whole tree',
     args: ['--demo', '--all', ID.genBRetry],
     code: 2,

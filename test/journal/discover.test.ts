@@ -76,7 +76,8 @@ describe('discoverJournals', () => {
     expect(rel(one)).toEqual([`${LOCAL}/s-1.jsonl`]);
     const glob = await discoverJournals(['sessions/v1/users/*/sessions/*.jsonl'], root);
     expect(rel(glob)).toEqual([`${LOCAL}/s-1.jsonl`, `${LOCAL}/s-2.jsonl`, `${OTHER}/s-3.jsonl`]);
-    expect(await discoverJournals(['sessions/nothing-*.jsonl'], root)).toEqual([]);
+    // A glob that matches nothing is a user error, like a root that does not exist.
+    await expect(discoverJournals(['sessions/nothing-*.jsonl'], root)).rejects.toThrow('sessions glob sessions/nothing-*.jsonl matches no file');
   });
 
   it('lists a file once when several roots reach it', async () => {

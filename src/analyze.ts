@@ -456,7 +456,10 @@ export function ambiguousTarget(target: string | undefined, candidates: readonly
 }
 
 function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult): TargetError {
-  const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}`;
+  const unread = scan.files.filter((f) => f.error !== null);
+  // Say why when a file was not read: "found nothing" alone reads as "it was read and holds nothing".
+  const notRead = unread.length === 0 ? '' : `; ${unread.length === scan.files.length ? (unread.length === 1 ? 'it' : `all ${unread.length}`) : `${unread.length} of them`} could not be read (${unread[0].file}: ${unread[0].error}${unread.length > 1 ? ', …' : ''})`;
+  const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}${notRead}`;
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
   if (r.reason === 'empty') return new TargetError(`no delegation_started event found in ${where}`);
   return new TargetError(`no delegation, parent run or session matches ${target} in ${where}`);

@@ -3,7 +3,7 @@
  * declarative table of cases (args → exit code, stdout, stderr), then a few tests that compare
  * runs with each other or with the journal files themselves.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -52,6 +52,9 @@ function check(value: string, want: Case['stdout']) {
 }
 
 const emptyHome = mkdtempSync(path.join(tmpdir(), 'td-home-'));
+/** A tree whose only journal cannot be read (not gzip data). */
+const unreadableTree = mkdtempSync(path.join(tmpdir(), 'td-unreadable-'));
+writeFileSync(path.join(unreadableTree, 's.jsonl.gz'), 'not gzip\n');
 
 /** Several tests read the same whole-tree runs; start each subprocess once. */
 const memo = new Map<string, Promise<CliResult>>();
@@ -61,7 +64,10 @@ const runOnce = (args: string[]) => {
   return memo.get(key)!;
 };
 const demoJson = async () => JSON.parse((await runOnce(['--demo', '--all', '--format', 'json'])).stdout);
-afterAll(() => rmSync(emptyHome, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(emptyHome, { recursive: true, force: true });
+  rmSync(unreadableTree, { recursive: true, force: true });
+});
 
 const CASES: Case[] = [
   {
@@ -138,6 +144,13 @@ const CASES: Case[] = [
     code: 2,
     stdout: '',
     stderr: 'trace-delegation: sessions root fixtures/no-such-dir does not exist\n',
+  },
+  {
+    name: 'when the journals could not be read, the error says so instead of "found nothing"',
+    args: ['--sessions', unreadableTree],
+    code: 2,
+    stdout: '',
+    stderr: `trace-delegation: no delegation_started event found in 1 journal file under ${unreadableTree}; it could not be read (${unreadableTree}/s.jsonl.gz: corrupt gzip data (incorrect header check))\n`,
   },
   {
     name: 'a --sessions glob that matches no file is an input error, not an empty run',

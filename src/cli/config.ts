@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CHECK_META_BY_ID } from '../checks/catalog.js';
 import type { RuleSettings } from '../checks/run.js';
 import { SEVERITIES, type CheckOptions, type Severity } from '../checks/types.js';
 import { parseDuration } from '../journal/time.js';
 import { UsageError } from './io.js';
+import { readSmallText, TooLargeError } from '../small-file.js';
 
 export const CONFIG_FILE = 'trace-delegation.config.json';
 
@@ -27,16 +27,19 @@ export interface Settings {
   failOn?: Severity | 'none';
 }
 
+/** A config is a few lines; more than this is the wrong file. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /** Loads `--config <path>` or ./trace-delegation.config.json (absent is fine, invalid is exit 2). */
 export function loadConfig(explicit: string | undefined, cwd: string): Settings {
   const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CONFIG_FILE);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readSmallText(file, MAX_CONFIG_BYTES);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (!explicit && code === 'ENOENT') return { rules: {}, checkOptions: {} };
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const why = err instanceof TooLargeError ? err.message : code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new UsageError(`cannot read config file ${explicit ?? CONFIG_FILE}: ${why}`);
   }
   let raw: unknown;

@@ -1,7 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { InputError } from '../journal/discover.js';
+import { readSmallText, TooLargeError } from '../small-file.js';
 import type { FieldPath } from './types.js';
 
 /** A contract file that cannot be read or parsed: one sentence, exit 2. */
@@ -28,11 +29,11 @@ export async function loadContractFile(file: string, cwd: string = process.cwd()
     const st = await stat(full);
     if (st.isDirectory()) throw new ContractFileError(`cannot read contract ${file}: it is a directory`);
     if (st.size > MAX_BYTES) throw new ContractFileError(`cannot read contract ${file}: ${st.size} bytes is too large for a delegation plan`);
-    text = await readFile(full, 'utf8');
+    text = readSmallText(full, MAX_BYTES); // a device (/dev/zero) has no size to check first
   } catch (err) {
     if (err instanceof ContractFileError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    const why = err instanceof TooLargeError ? err.message : code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new ContractFileError(`cannot read contract ${file}: ${why}`);
   }
   return parseContractText(text, file);

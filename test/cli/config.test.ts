@@ -2,7 +2,7 @@
  * Severities, switches and thresholds from trace-delegation.config.json (cwd or --config), from
  * --rule and from the threshold flags; flags win over the file; a bad value is one sentence, exit 2.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -201,5 +201,15 @@ describe('the built binary', () => {
     const bad = await runBin(['--sessions', FANOUT, '--all'], { cwd: workdir({ maxFanout: -1 }) });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe('trace-delegation: config file trace-delegation.config.json: "maxFanout" must be a positive integer\n');
+  });
+
+  // A device that never ends (or a huge file named by mistake) is refused, not read into memory.
+  it.skipIf(!existsSync('/dev/zero'))('refuses a config or contract that never ends (/dev/zero) with one sentence', async () => {
+    const config = await runBin(['--demo', '--config', '/dev/zero'], { timeoutMs: 20_000 });
+    expect(config.code).toBe(2);
+    expect(config.stderr).toBe('trace-delegation: cannot read config file /dev/zero: it holds more than 1048576 bytes, too large for this kind of file\n');
+    const contract = await runBin(['contract', 'validate', '/dev/zero'], { timeoutMs: 20_000 });
+    expect(contract.code).toBe(2);
+    expect(contract.stderr).toBe('trace-delegation: cannot read contract /dev/zero: it holds more than 8388608 bytes, too large for this kind of file\n');
   });
 });

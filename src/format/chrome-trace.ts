@@ -22,7 +22,7 @@ export interface TraceEvent {
 // Reserved colour names of the trace viewer (chrome://tracing honours them; Perfetto picks its own).
 const CNAME: Record<string, string> = { completed: 'good', failed: 'bad', verification_failed: 'terrible', cancelled: 'grey', paused: 'yellow', waiting: 'yellow' };
 
-/** Microseconds from the origin, exact to the nanosecond (three decimals). */
+/** Microseconds from the origin, three decimals: exact to the nanosecond within 2^53 ns (104 days) of it. */
 const micros = (ns: string, origin: bigint): number => Number(BigInt(ns) - origin) / 1000;
 
 interface Ctx {
@@ -43,8 +43,21 @@ function laneThreads(d: DelegationReport): Map<AttemptReport, { tid: number; nam
   for (const lane of agentLanes(d)) {
     lane.rows.forEach((child, r) => {
       const name = lane.rows.length > 1 ? `${lane.agent} #${r + 1}` : lane.agent;
-      for (const a of child.attempts) out.set(a, { tid, name });
-      tid++;
+      // Slices on one thread must nest (Perfetto drops the ones that overlap): an attempt that
+      // starts before the previous one ended (a completion journaled late) gets a thread of its own.
+      const rowTid = tid++;
+      let rowEnd: bigint | 'open' | null = null; // where the row's last slice ends (null: none yet)
+      for (const a of child.attempts) {
+        const start = tsNanos(a.startTs);
+        if (rowEnd === 'open' || (rowEnd !== null && start !== null && BigInt(start) < rowEnd)) {
+          out.set(a, { tid: tid++, name: `${name} · attempt ${a.attempt}` });
+          continue;
+        }
+        out.set(a, { tid: rowTid, name });
+        const stop = tsNanos(a.endTs);
+        if (a.open) rowEnd = 'open';
+        else if (stop !== null) rowEnd = BigInt(stop);
+      }
     });
   }
   return out;

@@ -46,7 +46,9 @@ function failingCase(d: DelegationReport, f: Finding): string[] {
 function timing(d: DelegationReport): Record<string, string> {
   if (d.startedMs === null) return {};
   const timestamp = new Date(Math.floor(d.startedMs)).toISOString().slice(0, 19);
-  return d.completedMs === null ? { timestamp } : { timestamp, time: ((d.completedMs - d.startedMs) / 1000).toFixed(3) };
+  // A join journaled before the start (clock skew: time-order reports it) is no duration; schemas refuse a sign.
+  if (d.completedMs === null || d.completedMs < d.startedMs) return { timestamp };
+  return { timestamp, time: ((d.completedMs - d.startedMs) / 1000).toFixed(3) };
 }
 
 function suite(d: DelegationReport, ctx: FormatContext): string[] {

@@ -15,7 +15,10 @@ export function markdownText(s: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
-    .replace(/[@#]/g, (c) => `${c}&#8203;`);
+    .replace(/[@#]/g, (c) => `${c}&#8203;`)
+    // GFM links bare URLs (`https://…`, `www.…`) with no markup: a zero-width space breaks the pattern.
+    .replace(/:\/\//g, ':&#8203;//')
+    .replace(/\b(www)\./gi, '$1&#8203;.');
 }
 
 /** Check ids come from the registry or a contract file: keep them to id characters in a code span. */

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, runBin } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
 
 interface TraceEvent {
   name: string;
@@ -87,5 +90,41 @@ describe('--format chrome-trace', () => {
     const proc = t.traceEvents.find((e) => e.ph === 'M' && e.name === 'process_name' && e.pid === writer.pid)!;
     expect((proc.args as { name: string }).name).toContain('nested, started by run run-planner');
     expect(t.traceEvents.some((e) => e.ph === 's' && e.cat === 'nested' && e.pid === planner.pid)).toBe(true);
+  });
+
+  it('slices on one thread always nest: an attempt that starts before the previous one ended gets its own thread', async () => {
+    // Completions recorded after the batch: the original's verification_failed lands after its retry started.
+    const T = (s: number) => `2026-03-01T10:00:${String(s).padStart(2, '0')}.000000000+00:00`;
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-chrome-'));
+    try {
+      writeFileSync(
+        path.join(dir, 's.jsonl'),
+        journal(
+          ev.started(T(0), { delegation_id: 'd', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['coder'] }),
+          ev.subStarted(T(1), { delegation_id: 'd', sub_run_id: 'r1', parent_run_id: 'p', agent_id: 'coder' }),
+          ev.retry(T(5), { delegation_id: 'd', original_run_id: 'r1', retry_run_id: 'r2', agent_id: 'coder' }),
+          ev.subStarted(T(5), { delegation_id: 'd', sub_run_id: 'r2', parent_run_id: 'p', agent_id: 'coder', retry_of: 'r1' }),
+          ev.subCompleted(T(6), { delegation_id: 'd', sub_run_id: 'r1', agent_id: 'coder', status: 'verification_failed', output_preview: 'stub' }),
+          ev.subCompleted(T(10), { delegation_id: 'd', sub_run_id: 'r2', agent_id: 'coder', status: 'completed', output_preview: 'the real output' }),
+          ev.completed(T(11), { delegation_id: 'd', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'the real output' }),
+        ),
+      );
+      const r = await runBin(['--sessions', dir, '--all', '--format', 'chrome-trace', '--fail-on', 'none']);
+      const events: TraceEvent[] = JSON.parse(r.stdout).traceEvents;
+      const [first, retry] = [slice(events, 'r1'), slice(events, 'r2')];
+      expect(retry.tid).not.toBe(first.tid);
+      expect(threadNames(events).get(`${retry.pid}/${retry.tid}`)).toBe('coder · attempt 2');
+      const slices = events.filter((e) => e.ph === 'X');
+      for (const a of slices)
+        for (const b of slices) {
+          if (a === b || a.pid !== b.pid || a.tid !== b.tid) continue;
+          const [aEnd, bEnd] = [a.ts! + a.dur!, b.ts! + b.dur!];
+          const nested = (a.ts! <= b.ts! && bEnd <= aEnd) || (b.ts! <= a.ts! && aEnd <= bEnd);
+          const apart = aEnd <= b.ts! || bEnd <= a.ts!;
+          expect(nested || apart, `${a.name} and ${b.name} overlap on one thread`).toBe(true);
+        }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

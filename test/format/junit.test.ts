@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatJunit } from '../../src/format/junit.js';
 import { parseXmlDocument, type XmlNode } from '../helpers/xml.js';
 import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat } from './ci-run.js';
 
@@ -32,6 +33,17 @@ describe('--format junit', () => {
     expect(doc.attributes).toMatchObject({ tests: String(1 + findings.length), failures: String(findings.length) });
     const clean = all(doc, 'testsuite')[0];
     expect(all(clean, 'testcase').map((t) => t.attributes.name)).toEqual(['no finding at or above info']);
+  });
+
+  it('gives a suite no negative time: a join journaled before the start (clock skew) has no duration', async () => {
+    const report = await reportFor(RETRY_AND_FAILURE);
+    const d = report.delegations[0];
+    const suiteOf = (xml: string) => all(parseXml(xml), 'testsuite')[0].attributes;
+    expect(suiteOf(formatJunit(report, { color: false, failOn: 'error' })).time).toMatch(/^\d+\.\d{3}$/);
+    const skewed = { ...report, delegations: [{ ...d, completedMs: d.startedMs! - 11_000 }] };
+    const attrs = suiteOf(formatJunit(skewed, { color: false, failOn: 'error' }));
+    expect(attrs.time).toBeUndefined();
+    expect(attrs.timestamp).toBe(new Date(Math.floor(d.startedMs!)).toISOString().slice(0, 19));
   });
 
   it('is well-formed with the failing run fixture', async () => {

@@ -37,8 +37,10 @@ describe('--format markdown', () => {
     const r = await runFormat('markdown', HOSTILE_TEXT);
     await expect(r.stdout).toMatchFileSnapshot('./__snapshots__/hostile-text.md');
     for (const line of mermaidBlocks(r.stdout).join('\n').split('\n')) expect(line).toMatch(GANTT_LINE);
-    const html = new MarkdownIt({ html: true, linkify: false }).render(r.stdout);
+    // linkify: GitHub links bare URLs (GFM extended autolinks) as markdown-it's linkify does.
+    const html = new MarkdownIt({ html: true, linkify: true }).render(r.stdout);
     expect(html).not.toMatch(/<script|<b>|<\/b>|<a /);
+    expect(r.stdout).not.toMatch(/:\/\/|www\./i);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     // The finding's table row stayed one row of four cells.
     const row = html.split('</tr>').find((tr) => tr.includes('timeout-as-failure'))!;

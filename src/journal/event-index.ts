@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import { hash53, NumberTable, windowHash } from './id-hash.js';
 import { PagedColumn } from './paged.js';
-import { MIN_SUBSTRING, withoutTruncationMark } from './preview.js';
+import { longEnoughForSubstring, MIN_SUBSTRING, withoutTruncationMark } from './preview.js';
 import type { JournalEvent } from './types.js';
 
 /** At most this many ids link one event (a sub-run start: delegation, run, parent run, retry_of). */
@@ -132,7 +132,7 @@ export class IndexChunkBuilder {
         const core = withoutTruncationMark(trimmed);
         this.previewAt.push(i);
         this.previewFull.push(hash53(trimmed));
-        this.previewPrefix.push(core.length >= MIN_SUBSTRING ? windowHash(core.slice(0, MIN_SUBSTRING)) : Number.NaN);
+        this.previewPrefix.push(longEnoughForSubstring(core) ? windowHash(core.slice(0, MIN_SUBSTRING)) : Number.NaN);
       }
     }
   }

@@ -4,5 +4,17 @@
 /** Substring matches need this many characters: shorter texts occur by chance. */
 export const MIN_SUBSTRING = 40;
 
+/**
+ * Whether a preview is long enough (MIN_SUBSTRING characters) to be matched inside a longer
+ * text. Characters as the engine counts them (code points), not UTF-16 units: an emoji is one.
+ */
+export function longEnoughForSubstring(s: string): boolean {
+  if (s.length < MIN_SUBSTRING) return false;
+  if (s.length >= 2 * MIN_SUBSTRING) return true; // at most two units a character
+  let n = 0;
+  for (const _ of s) if (++n >= MIN_SUBSTRING) return true;
+  return false;
+}
+
 /** A preview truncated by the journal (500 chars + "…") only matches by its kept prefix. */
 export const withoutTruncationMark = (s: string): string => (s.endsWith('…') ? s.slice(0, -1) : s);

@@ -1,4 +1,4 @@
-import { MIN_SUBSTRING, withoutTruncationMark } from '../journal/preview.js';
+import { longEnoughForSubstring, MIN_SUBSTRING, withoutTruncationMark } from '../journal/preview.js';
 import type { SubRunCompletedEvent } from '../journal/types.js';
 import type { Delegation, SubRun } from './delegation.js';
 
@@ -83,7 +83,7 @@ function eachPreview(delegations: Iterable<Delegation>, visit: (ref: PreviewRef,
         const trimmed = completion.outputPreview?.trim();
         if (!trimmed) continue;
         const core = withoutTruncationMark(trimmed);
-        visit({ delegation, run, completion, text: trimmed }, core.length >= MIN_SUBSTRING ? core.slice(0, MIN_SUBSTRING) : null);
+        visit({ delegation, run, completion, text: trimmed }, longEnoughForSubstring(core) ? core.slice(0, MIN_SUBSTRING) : null);
       }
 }
 

@@ -97,8 +97,9 @@ export function hasSubRunEvents(d: Delegation): boolean {
   return d.events.some((e) => e.type === 'delegation_sub_run_started' || e.type === 'delegation_sub_run_completed');
 }
 
-// Whole words only: "runtime output" contains "time out" but is not a timeout.
-const TIMEOUT_WORDING = /\btime-?\s?outs?\b|\btimed[\s-]?out\b|\bdeadline exceeded\b/i;
+// Whole words only: "runtime output" contains "time out" but is not a timeout. Exception names
+// count (TimeoutError, TimeoutException, DEADLINE_EXCEEDED, DeadlineExceeded).
+const TIMEOUT_WORDING = /\btime-?\s?out(?:s|error|exception)?\b|\btimed[\s-]?out\b|\bdeadline[\s_]?exceeded\b/i;
 const ADMISSION_TIMEOUT = /\badmission\s+(?:timed[\s-]?out|time-?\s?out)\b/i;
 
 /** Timeouts leave the outcome unknown; an admission timeout means the agent never ran. */

@@ -59,6 +59,10 @@ testCheck('failed-in-aggregate', {
     // inside a longer segment; a nested delegation's failed draft relayed by the outer planner; a
     // reviewer quoting another delegation's output inside its own.
     '../join/failed-in-aggregate-lookalike.jsonl',
+    // 39 characters (38 + an emoji: 40 UTF-16 units) and 20 emoji inside a longer segment: the
+    // 40-character substring rule counts characters, not UTF-16 units.
+    '../join/failed-in-aggregate-astral-lookalike.jsonl',
+    '../join/failed-in-aggregate-foreign-astral-lookalike.jsonl',
     // Yesterday's "EU price 102" equals today's own completed EU output; the aggregates hold only r42's runs.
     '../join/seed-000-run-id-check.jsonl',
     '../join/seed-000-deadline-25s.jsonl',

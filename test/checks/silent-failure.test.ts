@@ -42,6 +42,16 @@ testCheck('silent-failure', {
         },
       ],
     },
+    {
+      // The plainest failure reports: the word alone, or with a full stop.
+      fixture: '../safe/silent-failure-bare-words.jsonl',
+      findings: ['Failed', 'Error', 'FAILED', 'Failed.', 'Failed: disk full'].map((text, i) => ({
+        severity: 'info' as const,
+        delegation: 'd-1',
+        messageIncludes: `sub-run run-${i} (agent a${i}) is completed but its output reads as failure or partial work (${JSON.stringify(text)})`,
+        evidenceLines: [`silent-failure-bare-words.jsonl:${7 + i}`],
+      })),
+    },
   ],
   valid: [
     // Gen 0 (no output_preview key); "Error handling refactored …" and "Partition keys …" only look

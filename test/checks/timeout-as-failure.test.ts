@@ -3,6 +3,14 @@ import { testCheck } from './harness.js';
 testCheck('timeout-as-failure', {
   invalid: [
     {
+      // An exception name is a timeout too ("TimeoutError: …").
+      fixture: '../safe/timeout-as-failure-exception-name.jsonl',
+      findings: [
+        { severity: 'info', delegation: 'd-1', messageIncludes: 'sub-run run-0 (agent a0) failed with a timeout ("TimeoutError: operation took too long")', evidenceLines: ['timeout-as-failure-exception-name.jsonl:4'] },
+        { severity: 'info', delegation: 'd-1', messageIncludes: 'sub-run run-1 (agent a1) failed with a timeout', evidenceLines: ['timeout-as-failure-exception-name.jsonl:5'] },
+      ],
+    },
+    {
       fixture: '../safe/timeout-as-failure.jsonl',
       findings: [
         {

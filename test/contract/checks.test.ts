@@ -7,6 +7,7 @@ import type { RuleSettings } from '../../src/checks/run.js';
 import type { Finding } from '../../src/checks/types.js';
 import { contractChecks, CONTRACT_CHECKS } from '../../src/contract/checks/index.js';
 import { contractLimits } from '../../src/contract/limits.js';
+import { humanDuration } from '../../src/contract/checks/util.js';
 import { loadContractFile } from '../../src/contract/load.js';
 import type { DelegationPlan } from '../../src/contract/types.js';
 import { validateContract } from '../../src/contract/validate.js';
@@ -190,6 +191,41 @@ describe('contract semantics', () => {
     const r = await report(plan, { text: stopped });
     expect(byId(r, 'contract-merge-mismatch')).toEqual([]);
     expect(byId(r, 'contract-missing-subtask').map((f) => f.severity)).toEqual(['info']);
+  });
+
+  it('merges what the join had: a result completed after it (late-result) is not counted against the strategy', async () => {
+    const aggregate = mkPlan([sub('a', 'alpha'), sub('b', 'beta')], 'aggregate');
+    const late = journal(
+      ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'beta'] }),
+      ...ran('r1', 'alpha', 1, 5),
+      ev.subStarted(T(1), { delegation_id: D, sub_run_id: 'r2', parent_run_id: P, agent_id: 'beta' }),
+      ev.completed(T(20), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'alpha done' }),
+      ev.subCompleted(T(25), { delegation_id: D, sub_run_id: 'r2', agent_id: 'beta', status: 'completed', output_preview: 'beta done' }),
+    );
+    const r = await report(aggregate, { text: late });
+    expect(byId(r, 'contract-merge-mismatch')).toEqual([]);
+    expect(r.delegations[0].findings.map((f) => f.id)).toContain('late-result');
+    // The control: both results there by the join, one kept.
+    const early = late.replace(T(25), T(15)); // events are ordered by time, not by line
+    expect(byId(await report(aggregate, { text: early }), 'contract-merge-mismatch').map((f) => f.message)).toEqual([
+      'merge_plan.strategy is aggregate, but the aggregate holds one result while 2 sub-runs succeeded with output (FirstSuccess or Consensus)',
+    ]);
+  });
+
+  it('one output whose text holds a `---` line (Markdown) is one result, not AllResults', async () => {
+    const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')], 'first_wins');
+    const markdown = '## Summary\nAll good\n---\nDetails: none';
+    const text = journal(
+      ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'beta'] }),
+      ...ran('r1', 'alpha', 1, 5, 'completed', markdown),
+      ...ran('r2', 'beta', 1, 6, 'failed'),
+      ev.completed(T(7), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: markdown }),
+    );
+    expect(byId(await report(plan, { text }), 'contract-merge-mismatch')).toEqual([]);
+  });
+
+  it('prints durations that differ from the limit they break', () => {
+    expect(['30000.4', '300900', '300001', '372000', '1500', '0', '3600000', '3723500'].map((v) => humanDuration(Number(v)))).toEqual(['30.0004s', '5m0.9s', '5m0.001s', '6m12s', '1.5s', '0s', '1h0m', '1h2m3.5s']);
   });
 
   it('an open run is not measured against its timeout', async () => {

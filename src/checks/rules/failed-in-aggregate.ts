@@ -2,7 +2,7 @@ import { compareInstants } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
 import { hasSubRunEvents, loc, settledAtJoin, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
-import { MIN_SUBSTRING, withoutTruncationMark } from '../../journal/preview.js';
+import { longEnoughForSubstring, withoutTruncationMark } from '../../journal/preview.js';
 import { previewsIn } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
 import type { Check, Report } from '../types.js';
@@ -83,7 +83,7 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: read
   const parts = agg.split(SEPARATOR).map((s) => s.trim());
   const segments = new Set(parts.filter(Boolean));
   const core = withoutTruncationMark;
-  const contains = (preview: string): boolean => segments.has(preview) || (core(preview).length >= MIN_SUBSTRING && agg.includes(core(preview)));
+  const contains = (preview: string): boolean => segments.has(preview) || (longEnoughForSubstring(core(preview)) && agg.includes(core(preview)));
   // What a run of this delegation completed by the join is its own output, whoever else wrote it too;
   // and a text it quotes in its own output reached the aggregate through that run.
   const own: string[] = [];
@@ -91,7 +91,7 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: read
     const c = settledAtJoin(run, join);
     if (c?.status === 'completed' && c.outputPreview?.trim()) own.push(c.outputPreview.trim());
   }
-  const ownOutput = (p: string) => own.includes(p) || (core(p).length >= MIN_SUBSTRING && own.some((o) => o.includes(core(p))));
+  const ownOutput = (p: string) => own.includes(p) || (longEnoughForSubstring(core(p)) && own.some((o) => o.includes(core(p))));
   const out: Report[] = [];
   const reported = new Set<string>();
   const report = (c: SubRunCompletedEvent, label: string, runId: string) => {

@@ -4,11 +4,12 @@ import { loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 /**
- * Openings that read as failure or partial work. "error" and "failure" need a delimiter after
- * them, so "Error handling refactored …" is not taken for a failure report.
+ * Openings that read as failure or partial work. "error" and "failure" need a delimiter or the
+ * end of the output after them ("Failed", "Error."), so "Error handling refactored …" is not
+ * taken for a failure report.
  */
 const FAILURE_WORDING =
-  /^\s*(?:(?:error|failure|failed)\s*[:!\-–—]|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
+  /^\s*(?:(?:error|failure|failed)\s*(?:[:!\-–—]|\.?\s*$)|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
 
 export const silentFailure: Check = {
   meta: {

@@ -11,7 +11,7 @@ export const timeoutAsFailure: Check = {
     symptom: 'Cancellation leak',
     docs: {
       why:
-        'A timeout means the parent stopped waiting, not that the work did not happen: the child may still be running, may have finished, or may have crashed, and its side effects may have landed. The engine journals it as failed, and totals count it as a clean failure. Timeout errors are recognised by "timeout", "timed out" or "deadline exceeded"; admission timeouts ("model admission timed out") are excluded, because the agent never ran.',
+        'A timeout means the parent stopped waiting, not that the work did not happen: the child may still be running, may have finished, or may have crashed, and its side effects may have landed. The engine journals it as failed, and totals count it as a clean failure. Timeout errors are recognised by "timeout", "timed out" or "deadline exceeded", and by exception names such as TimeoutError and DEADLINE_EXCEEDED; admission timeouts ("model admission timed out") are excluded, because the agent never ran.',
       example: [
         '{"type":"delegation_started","ts":"2025-11-03T09:18:12.671305218+00:00","session_id":"s-1","metadata":{"agent_count":2,"agent_ids":["quick-fixer","deep-fixer"],"delegation_id":"d-1","parent_run_id":"r-1","pattern":"sequential"}}',
         '{"type":"delegation_sub_run_started","ts":"2025-11-03T09:18:12.742990114+00:00","session_id":"s-1","metadata":{"agent_id":"quick-fixer","delegation_id":"d-1","depth":1,"parent_run_id":"r-1","retry_of":null,"status":"running","sub_run_id":"run-1"}}',

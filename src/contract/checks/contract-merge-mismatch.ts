@@ -1,8 +1,8 @@
 import type { Report } from '../../checks/types.js';
 import { compareInstants } from '../../journal/time.js';
 import type { Location } from '../../journal/types.js';
-import { finalCompletion, isSuccess, type Child } from '../../model/delegation.js';
-import { loc } from '../../model/evidence.js';
+import type { Child } from '../../model/delegation.js';
+import { loc, settledAtJoin, succeededAtJoin } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
 import { childStart, settledBy } from './util.js';
 
@@ -11,6 +11,8 @@ const SEPARATOR = '\n---\n';
 /** Consensus compares outputs after trimming trailing whitespace per line and the whole (Gen C). */
 const normalize = (s: string) => s.split('\n').map((l) => l.trimEnd()).join('\n').trim();
 const truncated = (s: string) => s.endsWith('…') && [...s].length > 500;
+/** An aggregate that is one output as it was journaled (both may be truncated alike). */
+const sameOutput = (output: string, aggregate: string) => normalize(output) === normalize(aggregate);
 
 export const contractMergeMismatch: ContractCheck = {
   meta: {
@@ -31,22 +33,27 @@ export const contractMergeMismatch: ContractCheck = {
     const strategy = b.plan.merge_plan.strategy;
     if (strategy === 'custom') return out;
     const children: Child[] = [...b.assignments.flatMap((a) => (a.child ? [a.child] : [])), ...b.unassigned];
-    const successes = children.filter((c) => isSuccess(c.final));
-    const outputs = successes.flatMap((c) => {
-      const p = finalCompletion(c.final)?.outputPreview;
-      return typeof p === 'string' && p.trim() ? [{ child: c, text: p }] : [];
-    });
-    const outputEvidence: Location[] = outputs.map((o) => loc(finalCompletion(o.child.final)!));
     const join = d.completed;
+    // What the merge had: the results settled by the join (a late result was not in it: late-result).
+    const successes = children.filter((c) => succeededAtJoin(c.final, join));
+    const outputs = successes.flatMap((c) => {
+      const done = settledAtJoin(c.final, join)!;
+      const p = done.outputPreview;
+      return typeof p === 'string' && p.trim() ? [{ child: c, text: p, done }] : [];
+    });
+    const outputEvidence: Location[] = outputs.map((o) => loc(o.done));
     const preview = join?.aggregatedOutputPreview;
     const segments = typeof preview === 'string' ? preview.split(SEPARATOR).filter((s) => s.trim()) : [];
+    // One result whose own text holds a `---` line (Markdown) is still one result.
+    const isOneOutput = typeof preview === 'string' && outputs.some((o) => sameOutput(o.text, preview));
+    const resultsJoined = isOneOutput ? 1 : segments.length;
     const aggregates = join && d.pattern === 'fan_out' && preview !== undefined; // only fan_out passes an aggregate
     const byPosition = (a: Location, b: Location) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
     const say = (message: string, evidence: Location[]) => out.push({ message, evidence: evidence.sort(byPosition), runs: successes.map((c) => c.final.runId) });
 
-    if (aggregates && segments.length >= 2 && (strategy === 'first_wins' || strategy === 'consensus'))
+    if (aggregates && resultsJoined >= 2 && (strategy === 'first_wins' || strategy === 'consensus'))
       say(`merge_plan.strategy is ${strategy}, but the aggregate joins ${segments.length} results (AllResults)`, [loc(join)]);
-    if (aggregates && strategy === 'aggregate' && typeof preview === 'string' && !truncated(preview) && segments.length === 1 && outputs.length >= 2)
+    if (aggregates && strategy === 'aggregate' && typeof preview === 'string' && !truncated(preview) && resultsJoined === 1 && outputs.length >= 2)
       say(`merge_plan.strategy is aggregate, but the aggregate holds one result while ${outputs.length} sub-runs succeeded with output (FirstSuccess or Consensus)`, [loc(join), ...outputEvidence]);
     if (aggregates && preview === null && outputs.length >= 1 && strategy !== 'consensus')
       say(`merge_plan.strategy is ${strategy}, but the aggregate is empty although ${outputs.length} sub-run${outputs.length === 1 ? '' : 's'} succeeded with output`, [loc(join), ...outputEvidence]);
@@ -58,7 +65,7 @@ export const contractMergeMismatch: ContractCheck = {
       const caveat = outputs.some((o) => truncated(o.text)) ? '; previews are truncated, so equal prefixes may hide differences' : '';
       if (topCount * 2 <= outputs.length)
         say(`merge_plan.strategy is consensus, but the ${outputs.length} successful results have no strict majority (${counts.size} distinct outputs, the largest group has ${topCount})${caveat}`, [...(join ? [loc(join)] : []), ...outputEvidence]);
-      else if (aggregates && typeof preview === 'string' && segments.length === 1 && !truncated(preview) && normalize(preview) !== top)
+      else if (aggregates && typeof preview === 'string' && resultsJoined === 1 && !truncated(preview) && normalize(preview) !== top)
         say(`merge_plan.strategy is consensus, but the aggregate is not the majority output (${topCount} of ${outputs.length} results agree on another one)${caveat}`, [loc(join), ...outputEvidence]);
     }
 

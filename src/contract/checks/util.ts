@@ -35,15 +35,14 @@ export function ms(t: Instant): number {
   return t.ms + t.subNs / 1e6;
 }
 
-/** `372000` → `6m12s`; under a minute, seconds with up to 3 decimals (`1.5s`). */
+/** `372000` → `6m12s`; `300900` → `5m0.9s`; under a minute, seconds (`1.5s`, `30.0004s`). */
 export function humanDuration(msValue: number): string {
-  if (msValue < 60_000) {
-    const s = msValue / 1000;
-    return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
-  }
-  const total = Math.floor(msValue / 1000);
+  // Down to the microsecond, trailing zeros dropped: a breach by a fraction of a second must not print as the limit itself.
+  const seconds = (v: number) => `${v.toFixed(6).replace(/\.?0+$/, '')}s`;
+  if (msValue < 60_000) return seconds(msValue / 1000);
+  const total = msValue / 1000;
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
+  const s = total - h * 3600 - m * 60;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s >= 0.0000005 ? seconds(s) : ''}`;
 }

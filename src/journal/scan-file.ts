@@ -438,7 +438,9 @@ export function openJournal(p: string, stats: FileStats): { fd: number; size: nu
       stats.mtimeMs = st.mtimeMs;
       stats.error = st.isFile() ? describeError(err) : 'not a regular file';
     } catch (statErr) {
-      stats.error = describeError(statErr);
+      // Listed, yet not found: a name that is not UTF-8 was decoded lossily and cannot be opened again.
+      const lossy = (statErr as NodeJS.ErrnoException).code === 'ENOENT' && p.includes('\uFFFD');
+      stats.error = lossy ? 'its file name is not valid UTF-8, so it cannot be opened by name (rename it to read it)' : describeError(statErr);
     }
     return null;
   }

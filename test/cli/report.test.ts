@@ -505,3 +505,24 @@ describe('colour', () => {
     expect(r.stdout).toContain('Parent run: p\\r\\nFindings:');
   });
 });
+
+describe('a journal whose file name is not UTF-8', () => {
+  it('is named in the Limits with the reason, not as a missing file', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-name-'));
+    try {
+      // Latin-1 "été": bytes Linux accepts in a name; a file system that refuses them skips the test.
+      const name = Buffer.concat([Buffer.from(`${dir}/s-`), Buffer.from([0xe9, 0x74, 0xe9]), Buffer.from('.jsonl')]);
+      try {
+        writeFileSync(name, readFileSync(path.join(ROOT, 'fixtures', 'formats', 'retry-and-failure.jsonl')));
+      } catch {
+        return;
+      }
+      const r = await runBin(['--sessions', dir, '--all']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('its file name is not valid UTF-8, so it cannot be opened by name (rename it to read it)');
+      noStack(r);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { compareInstants } from '../journal/time.js';
-import type { DelegationEvent, DelegationStartedEvent, JournalEvent, SyncMarkerEvent } from '../journal/types.js';
+import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, JournalEvent, SyncMarkerEvent } from '../journal/types.js';
 import type { Child, Delegation, SubRun } from './delegation.js';
 
 /**
@@ -90,7 +90,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     if (list.length > 0) {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
-        : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id.`;
+        : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
       for (const other of [...list, d]) if (!other.notes.some((n) => n.startsWith('delegation id reused'))) other.notes.push(note);
     }
     list.push(d);
@@ -146,7 +146,7 @@ class ReusedIdOwners {
       if (owner) return owner;
     }
     if (e.type === 'delegation_completed') {
-      const open = latestStartedBefore(candidates.filter((d) => !this.completed.has(d)), e);
+      const open = bestJoinMatch(candidates.filter((d) => !this.completed.has(d) && startedBefore(d, e)), e);
       const owner = open ?? latestStartedBefore(candidates, e) ?? candidates[0];
       this.completed.add(owner);
       return owner;
@@ -173,6 +173,37 @@ class ReusedIdOwners {
         this.parentOfRun.set(e.subRunId, e.parentRunId);
     return this.parentOfRun;
   }
+}
+
+const startedBefore = (d: Delegation, e: DelegationEvent) => !!d.started?.time && !!e.time && compareInstants(d.started.time, e.time) <= 0;
+
+/**
+ * The open delegation a delegation_completed (which names no parent run) most likely joins:
+ * one whose sub-run output its aggregate holds, then one whose runs have all settled; a tie
+ * goes to the latest start. Its events so far are attached already: events come in time order.
+ */
+function bestJoinMatch(open: readonly Delegation[], e: DelegationCompletedEvent): Delegation | null {
+  const segments = new Set(typeof e.aggregatedOutputPreview === 'string' ? e.aggregatedOutputPreview.split('\n---\n').map((s) => s.trim()).filter(Boolean) : []);
+  let best: Delegation | null = null;
+  let bestScore = -1;
+  for (const d of open) {
+    const started = new Set<string>();
+    const settled = new Set<string>();
+    let joined = false;
+    for (const x of d.events) {
+      if (x.type === 'delegation_sub_run_started') started.add(x.subRunId);
+      else if (x.type === 'delegation_sub_run_completed') {
+        settled.add(x.subRunId);
+        if (x.outputPreview && segments.has(x.outputPreview.trim())) joined = true;
+      }
+    }
+    const score = (joined ? 2 : 0) + (started.size > 0 && [...started].every((r) => settled.has(r)) ? 1 : 0);
+    if (score > bestScore || (score === bestScore && best && compareInstants(d.started!.time!, best.started!.time!) >= 0)) {
+      best = d;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 /** The delegation of `list` whose start is the latest at or before `e` (null if none started before it). */

@@ -220,6 +220,21 @@ describe('groupDelegations', () => {
     expect(a.completions.map((c) => c.line)).toEqual([11]);
   });
 
+  it('gives a delegation_completed of a reused id to the open delegation whose output its aggregate holds', () => {
+    // r41 and r42 run at once under one id; r41's join comes first and holds r41's output.
+    const agg = (ts: string, text: string) => ev.completed(ts, { delegation_id: 'd', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: text });
+    const [a, b] = group({
+      's.jsonl': [
+        fanOut(T(0), 'd', 'r41', ['us']), fanOut(T(1), 'd', 'r42', ['us']),
+        sub(T(2), 'd', 'run-a', 'r41', 'us'), sub(T(2, 100), 'd', 'run-b', 'r42', 'us'),
+        done(T(8), 'd', 'run-b', 'us', 'completed', { output_preview: 'B out' }), done(T(9), 'd', 'run-a', 'us', 'completed', { output_preview: 'A out' }),
+        agg(T(9, 500), 'A out'), agg(T(9, 600), 'B out'),
+      ],
+    });
+    expect([a.parentRunId, a.completed?.aggregatedOutputPreview]).toEqual(['r41', 'A out']);
+    expect([b.parentRunId, b.completed?.aggregatedOutputPreview]).toEqual(['r42', 'B out']);
+  });
+
   it('keeps the first of two identical starts and notes the repeat', () => {
     const [d, ...rest] = group({ 's.jsonl': [fanOut(T(1), 'd', 'p', ['x']), fanOut(T(2), 'd', 'p', ['x'])] });
     expect(rest).toHaveLength(0);

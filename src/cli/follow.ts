@@ -321,7 +321,14 @@ class Follower {
       if (unreadUpTo !== undefined && tail.offset === 0) tail.unreadUpTo = unreadUpTo;
     };
     // Not blocking, and checked again once open: it may have become a FIFO since.
-    const opened = openJournal(tail.file.path, tail.scanner.stats);
+    let opened;
+    try {
+      opened = openJournal(tail.file.path, tail.scanner.stats);
+    } catch (err) {
+      tail.scanner.stats.error = (err as Error).message; // out of descriptors: tried again at the next poll
+      tail.size = -1;
+      return keepUnread();
+    }
     if (!opened) return keepUnread();
     const { fd } = opened;
     try {

@@ -23,6 +23,16 @@ export interface JournalFile {
 
 export class InputError extends Error {}
 
+/**
+ * Out of file descriptors is not a property of one file or folder: carrying on would silently
+ * read less (no journals found, groups dropped), so the run stops with one sentence instead.
+ */
+export function stopOnDescriptorExhaustion(err: unknown): void {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EMFILE' || code === 'ENFILE')
+    throw new InputError(`too many open files (${code}): the process ran out of file descriptors; raise the limit (ulimit -n) and run again`);
+}
+
 export function defaultSessionRoots(env: NodeJS.ProcessEnv): string[] {
   if (env.ASTRA_SESSIONS_DIR) return [env.ASTRA_SESSIONS_DIR];
   return [path.join(homedir(), '.astra', 'sessions')];
@@ -134,6 +144,7 @@ function listing(dir: string, onDenied: () => void): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
   } catch (err) {
+    stopOnDescriptorExhaustion(err);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM') onDenied();
     return [];

@@ -3,6 +3,7 @@ import { closeSync, constants as fsConstants, createReadStream, fstatSync, openS
 import type { Readable } from 'node:stream';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
 import { parseTimestamp } from './time.js';
+import { stopOnDescriptorExhaustion } from './discover.js';
 import type { FileStats, JournalEvent } from './types.js';
 
 export interface ScanFileInput {
@@ -432,6 +433,7 @@ export function openJournal(p: string, stats: FileStats): { fd: number; size: nu
   try {
     fd = openSync(p, OPEN_FLAGS);
   } catch (err) {
+    stopOnDescriptorExhaustion(err);
     // As a stat would tell: a socket cannot be opened, and is no journal either.
     try {
       const st = statSync(p);

@@ -3,7 +3,7 @@
 // from their journals, parsed and grouped exactly as a whole scan would group them; only the
 // components whose first delegation is due are held.
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { JournalFile } from '../journal/discover.js';
+import { stopOnDescriptorExhaustion, type JournalFile } from '../journal/discover.js';
 import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
 import { hash53, windowHashes } from '../journal/id-hash.js';
 import { normalizeLine } from '../journal/normalize.js';
@@ -102,8 +102,9 @@ class RecordReader {
     }
     let fd: number;
     try {
-      fd = openSync(this.files[file].path, 'r');
-    } catch {
+      fd = this.openFreeing(this.files[file].path);
+    } catch (err) {
+      stopOnDescriptorExhaustion(err); // not a rewritten journal: its lines would be dropped as changed
       return null;
     }
     if (this.open.size >= OPEN_FILES) {
@@ -118,6 +119,18 @@ class RecordReader {
   close(): void {
     for (const fd of this.open.values()) closeSync(fd);
     this.open.clear();
+  }
+
+  /** Opens a journal; out of descriptors (a low `ulimit -n`), the ones kept open here go first. */
+  private openFreeing(p: string): number {
+    try {
+      return openSync(p, 'r');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'EMFILE' && code !== 'ENFILE') || this.open.size === 0) throw err;
+      this.close();
+      return openSync(p, 'r');
+    }
   }
 
   /** The event of record r from its line at buf[s, s + length), when `got` bytes are valid. */
@@ -224,6 +237,14 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
   const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files);
   let materialized = 0;
   function* items(): Generator<ReportItem> {
+    // Closed however the caller stops: a `break` out of the loop runs the finally too.
+    try {
+      yield* mergeInOrder();
+    } finally {
+      m.close();
+    }
+  }
+  function* mergeInOrder(): Generator<ReportItem> {
     // A k-way merge: a delegation is due once no unread component can hold an earlier one.
     let pending: ReportItem[] = [];
     let head = 0;
@@ -250,7 +271,6 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
       head = 0;
       pending.sort((a, b) => delegationOrder(a.delegation, b.delegation));
     }
-    m.close();
   }
   return { items: items(), changedLines: () => m.changedLines, progress: () => ({ done: materialized, total: m.count }) };
 }

@@ -3,7 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultSessionRoots, discoverJournals, InputError, LAYOUT_PATTERNS, layoutJournals, toJournalFile } from '../../src/journal/discover.js';
+import { defaultSessionRoots, discoverJournals, InputError, LAYOUT_PATTERNS, layoutJournals, stopOnDescriptorExhaustion, toJournalFile } from '../../src/journal/discover.js';
 import { scanJournals } from '../../src/journal/scan.js';
 import { ev, journal } from '../helpers/journal.js';
 
@@ -197,5 +197,15 @@ describe('layout listing', () => {
     } finally {
       rmSync(tree, { recursive: true, force: true });
     }
+  });
+});
+
+describe('out of file descriptors', () => {
+  it('stops the run with one sentence instead of reading less', () => {
+    const err = (code: string) => Object.assign(new Error(code), { code });
+    expect(() => stopOnDescriptorExhaustion(err('EMFILE'))).toThrow(InputError);
+    expect(() => stopOnDescriptorExhaustion(err('ENFILE'))).toThrow(/raise the limit \(ulimit -n\)/);
+    expect(() => stopOnDescriptorExhaustion(err('ENOENT'))).not.toThrow();
+    expect(() => stopOnDescriptorExhaustion(undefined)).not.toThrow();
   });
 });

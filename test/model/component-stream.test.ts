@@ -1,7 +1,7 @@
 // The streamed `--all` (and a named target, and streamAll) keeps an index of the events and
 // checks one linked group of delegations at a time. Its report must be byte for byte the report
 // built from every event in memory.
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
@@ -145,6 +145,19 @@ describe('streamed --all (event index, one component at a time)', () => {
       expect({ ...rebuilt, stats: { ...rebuilt.stats, durationMs: 0 } }, tree).toEqual({ ...report, stats: { ...report.stats, durationMs: 0 } });
       expect(delegations.length).toBeGreaterThan(0);
     }
+  });
+
+  it.skipIf(!existsSync('/proc/self/fd'))('streamAll closes its journals when the caller stops early (break)', async () => {
+    const open = () => readdirSync('/proc/self/fd').length;
+    const options = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [path.join(FIXTURES, 'sessions')] };
+    const warm = await streamAll(options);
+    for (const d of warm.delegations) if (d) break;
+    const before = open();
+    for (let i = 0; i < 20; i++) {
+      const streamed = await streamAll(options);
+      for (const d of streamed.delegations) if (d) break;
+    }
+    expect(open()).toBe(before);
   });
 
   it('with --contract, the contract checks report the same as in memory', async () => {

@@ -52,6 +52,7 @@ export interface Analysis {
 
 /** A target that names nothing, or several things: exit 2 with a sentence (and candidates). */
 export class TargetError extends InputError {
+  override name = 'TargetError';
   constructor(message: string, readonly candidates: string[] = []) {
     super(message);
   }
@@ -92,6 +93,8 @@ async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE
 }
 
 export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
+  // As the CLI refuses `--all <target>`: one of them would be silently dropped.
+  if (options.all && options.target !== undefined) throw new InputError('all and target cannot be combined: all reports every delegation, target names some');
   const prepared = await prepareAnalysis(options);
   const report = buildTraceReport(prepared.scan, prepared, options, prepared);
   return { report, delegations: prepared.delegations, scan: prepared.scan };
@@ -348,7 +351,10 @@ export async function newestRecentFirst(options: AnalyzeOptions, count: number):
 /** A whole-tree report delivered one delegation at a time (see streamAll). */
 export interface StreamedReport {
   head: Pick<TraceReport, 'schemaVersion' | 'tool' | 'target'>;
-  /** Each delegation's block, checked when reached, in report order. */
+  /**
+   * Each delegation's block, checked when reached, in report order. Read once: it is built as
+   * it is read (a second loop gets nothing); leaving the loop early closes the journals.
+   */
   delegations: Iterable<DelegationReport>;
   /** Summary, Limits and stats: complete once `delegations` has been read to the end. */
   tail(): Pick<TraceReport, 'summary' | 'limits' | 'stats'>;

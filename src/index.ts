@@ -5,6 +5,8 @@ export type { Check, CheckMeta, CheckOptions, Finding, Severity } from './checks
 export { FORMATTERS } from './format/index.js';
 export type { DelegationReport, TraceReport } from './report/types.js';
 export { main } from './cli/main.js';
+// Errors the run stops with (a missing root, an unknown or ambiguous target, …): the CLI's exit 2.
+export { InputError } from './journal/discover.js';
 // Delegation contracts: validate a plan, then pass contractChecks(plan) as analyze({ extraChecks }).
 export { loadContractFile, parseContractText, ContractFileError } from './contract/load.js';
 export { validateContract } from './contract/validate.js';

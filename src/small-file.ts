@@ -1,7 +1,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 
 /** Thrown by readSmallText when a file holds more than the limit. */
-export class TooLargeError extends Error {}
+export class TooLargeError extends Error {
+  override name = 'TooLargeError';
+}
 
 const CHUNK = 64 * 1024;
 

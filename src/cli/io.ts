@@ -13,4 +13,6 @@ export interface CliIO {
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
 
 /** A user-caused error: one sentence on stderr, exit 2, never a stack trace. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -6,7 +6,9 @@ import { readSmallText, TooLargeError } from '../small-file.js';
 import type { FieldPath } from './types.js';
 
 /** A contract file that cannot be read or parsed: one sentence, exit 2. */
-export class ContractFileError extends InputError {}
+export class ContractFileError extends InputError {
+  override name = 'ContractFileError';
+}
 
 /** Plans are small documents; anything this large is the wrong file. */
 const MAX_BYTES = 8 * 1024 * 1024;

@@ -21,7 +21,10 @@ export interface JournalFile {
   pairKey: string;
 }
 
-export class InputError extends Error {}
+/** Input the run cannot use (a missing root, a glob that matches nothing, no file descriptors left): the CLI's exit 2. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
 
 /**
  * Out of file descriptors is not a property of one file or folder: carrying on would silently

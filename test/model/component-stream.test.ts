@@ -399,3 +399,18 @@ describe('event index', () => {
     expect(t.size).toBe(2);
   });
 });
+
+describe('library errors', () => {
+  it('are named and exported: a missing root is an InputError, an unknown target a TargetError', async () => {
+    const { InputError: Exported, TargetError: ExportedTarget } = await import('../../src/index.js');
+    const missing = await analyze({ sessions: [path.join(FIXTURES, 'no-such-root')], cwd: ROOT }).catch((e) => e);
+    expect(missing).toBeInstanceOf(Exported);
+    expect(missing.name).toBe('InputError');
+    const unknown = await analyze({ sessions: [path.join(FIXTURES, 'sessions')], cwd: ROOT, target: 'no-such-id' }).catch((e) => e);
+    expect(unknown).toBeInstanceOf(ExportedTarget);
+    expect(unknown.name).toBe('TargetError');
+    const both = await analyze({ sessions: [path.join(FIXTURES, 'sessions')], cwd: ROOT, all: true, target: 'b3e8' }).catch((e) => e);
+    expect(both).toBeInstanceOf(Exported);
+    expect(both.message).toBe('all and target cannot be combined: all reports every delegation, target names some');
+  });
+});

@@ -87,7 +87,7 @@ class Follower {
   private readonly roots: string[];
   private readonly cwd: string;
   private readonly tails = new Map<string, Tail>();
-  private readonly seenByPair = new Map<string, Set<string>>();
+  private readonly seenByPair = new Map<string, Map<string, number>>();
   /** Every event read, in groups of linked delegations: a change regroups only the groups it touches. */
   private readonly groups = new LinkedGroups();
   private delegations: Delegation[] = [];
@@ -273,7 +273,7 @@ class Follower {
 
   private newScanner(file: JournalFile, fileIndex: number): LineScanner {
     let seen = this.seenByPair.get(file.pairKey);
-    if (!seen) this.seenByPair.set(file.pairKey, (seen = new Set()));
+    if (!seen) this.seenByPair.set(file.pairKey, (seen = new Map()));
     return new LineScanner({ display: file.display, fileIndex, seen });
   }
 

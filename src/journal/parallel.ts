@@ -97,7 +97,7 @@ function workerUrl(): URL {
 
 /** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
 export async function scanGroup(files: WorkerFile[], mode: ScanMode): Promise<GroupResult> {
-  const seen = files.length > 1 ? new Set<string>() : undefined;
+  const seen = files.length > 1 ? new Map<string, number>() : undefined;
   const builder = mode === 'events' ? undefined : new IndexChunkBuilder({ fileIds: mode === 'index-named' });
   const sink = builder ? builder.add.bind(builder) : undefined;
   const results: ScanFileOutput[] = [];

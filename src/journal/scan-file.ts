@@ -13,10 +13,12 @@ export interface ScanFileInput {
   display: string;
   fileIndex: number;
   /**
-   * Shared by a `<sid>.jsonl` / `<sid>.jsonl.gz` pair so lines present in both are read once.
-   * It holds digests of candidate lines only, so its size follows the delegation events.
+   * Shared by a `<sid>.jsonl` / `<sid>.jsonl.gz` pair so lines present in both are read once:
+   * a candidate line's digest → the file (fileIndex) it was first read from. A line repeated
+   * within one file is two events, as in a file without a sibling. Its size follows the
+   * delegation events.
    */
-  seen?: Set<string>;
+  seen?: Map<string, number>;
   /**
    * Receives each event instead of `events` (the streamed `--all` index), with its line's bytes
    * (`buf[start, end)`, valid during the call only) and their offset in the file, or −1 when the
@@ -341,11 +343,12 @@ export class LineScanner {
     const seen = this.input.seen;
     if (seen) {
       const digest = sha1().update(buf.subarray(start, end)).digest('base64');
-      if (seen.has(digest)) {
+      const from = seen.get(digest);
+      if (from !== undefined && from !== this.input.fileIndex) {
         stats.duplicateLines++;
         return;
       }
-      seen.add(digest);
+      if (from === undefined) seen.set(digest, this.input.fileIndex);
     }
     let value: unknown;
     try {

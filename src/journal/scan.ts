@@ -13,13 +13,13 @@ export async function scanJournals(files: JournalFile[], options: ScanOptions = 
   const result: ScanResult = { events: [], files: [] };
   const pairCounts = new Map<string, number>();
   for (const f of files) pairCounts.set(f.pairKey, (pairCounts.get(f.pairKey) ?? 0) + 1);
-  const seenByPair = new Map<string, Set<string>>();
+  const seenByPair = new Map<string, Map<string, number>>();
   let bytes = 0;
   for (let i = 0; i < files.length; i++) {
     const f = files[i];
-    let seen: Set<string> | undefined;
+    let seen: Map<string, number> | undefined;
     if ((pairCounts.get(f.pairKey) ?? 0) > 1) {
-      seen = seenByPair.get(f.pairKey) ?? new Set();
+      seen = seenByPair.get(f.pairKey) ?? new Map();
       seenByPair.set(f.pairKey, seen);
     }
     const out = await scanFile({ path: f.path, display: f.display, fileIndex: i, seen });

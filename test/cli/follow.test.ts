@@ -291,6 +291,21 @@ describe('--follow', () => {
     expect(f.err()).not.toMatch(/malformed|orphan/);
   });
 
+  it('keeps a line repeated within one journal, as --all does (only a .jsonl.gz sibling can repeat it)', async () => {
+    const dir = tree();
+    const at = (s: number) => iso(Date.parse('2026-03-01T10:00:00Z') + s * 1000);
+    const done = subDone('d-rep', at(2));
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(started('d-rep', at(0)), subStarted('d-rep', at(1)), done, done, completed('d-rep', at(3))));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(/"id":"d-rep"/);
+    expect(await f.stop()).toBe(0);
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const [followed] = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(followed.timeline.map((t: { line: number }) => t.line)).toEqual([1, 2, 3, 4, 5]);
+    expect(followed).toEqual(JSON.parse(all.stdout));
+  });
+
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-ab1'), ...whole('d-ab2')));

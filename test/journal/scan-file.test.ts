@@ -152,12 +152,24 @@ describe('scanFile', () => {
     expect(stats).toMatchObject({ lines: 4, malformedLines: 0 });
   });
 
-  it('drops exact repeats of lines a sibling already produced when given a shared set', async () => {
-    const seen = new Set<string>();
+  it('drops exact repeats of lines a sibling already produced when given a shared map', async () => {
+    const seen = new Map<string, number>();
     const a = await scanFile({ path: file(journal(started, subStarted)), display: 'x.jsonl', fileIndex: 0, seen });
     const b = await scanFile({ path: file(gzipSync(journal(started, subStarted, completed)), 'x.jsonl.gz'), display: 'x.jsonl.gz', fileIndex: 1, seen });
     expect(a.events).toHaveLength(2);
     expect(b.events.map((e) => e.type)).toEqual(['delegation_completed']);
+    expect(b.stats.duplicateLines).toBe(2);
+  });
+
+  it('keeps a line repeated within one file: only a sibling can repeat it', async () => {
+    // The same completion journaled twice in the .jsonl (two events, as in a file alone); the
+    // archive holds one copy of it, already read.
+    const seen = new Map<string, number>();
+    const a = await scanFile({ path: file(journal(started, completed, completed)), display: 'y.jsonl', fileIndex: 0, seen });
+    const b = await scanFile({ path: file(gzipSync(journal(completed, completed)), 'y.jsonl.gz'), display: 'y.jsonl.gz', fileIndex: 1, seen });
+    expect(a.events.map((e) => [e.type, e.line])).toEqual([['delegation_started', 1], ['delegation_completed', 2], ['delegation_completed', 3]]);
+    expect(a.stats.duplicateLines).toBe(0);
+    expect(b.events).toEqual([]);
     expect(b.stats.duplicateLines).toBe(2);
   });
 

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { hash53, NumberTable, windowHash } from './id-hash.js';
 import { PagedColumn } from './paged.js';
 import { longEnoughForSubstring, MIN_SUBSTRING, withoutTruncationMark } from './preview.js';
-import type { JournalEvent } from './types.js';
+import type { Instant, JournalEvent } from './types.js';
 
 /** At most this many ids link one event (a sub-run start: delegation, run, parent run, retry_of). */
 export const LINKS = 4;
@@ -33,6 +33,10 @@ export interface IndexChunk {
   previewPrefix: Float64Array;
   /** The chunk-local records that are `delegation_started` events (`last` looks for the newest). */
   starts: Int32Array;
+  /** Untimed events placed after a timed one in their file (`after`): chunk-local record, and that time. */
+  afterAt: Int32Array;
+  afterMs: Float64Array;
+  afterSubNs: Int32Array;
   /** Lines of gzip archives (they cannot be re-read by offset): raw-deflated when `arenaDeflated`, else as read. */
   arena: Uint8Array;
   arenaDeflated: boolean;
@@ -89,6 +93,9 @@ export class IndexChunkBuilder {
   private previewFull: number[] = [];
   private previewPrefix: number[] = [];
   private starts: number[] = [];
+  private afterAt: number[] = [];
+  private afterMs: number[] = [];
+  private afterSubNs: number[] = [];
   private arena: Buffer[] = [];
   private arenaBytes = 0;
   private unindexed = 0;
@@ -123,6 +130,11 @@ export class IndexChunkBuilder {
     this.line.push(e.line);
     this.ms.push(e.time ? e.time.ms : Number.NEGATIVE_INFINITY);
     this.subNs.push(e.time ? e.time.subNs : 0);
+    if (!e.time && e.after) {
+      this.afterAt.push(i);
+      this.afterMs.push(e.after.ms);
+      this.afterSubNs.push(e.after.subNs);
+    }
     if (e.type === 'delegation_started') this.starts.push(i);
     const ids = linkIds(e);
     for (let k = 0; k < LINKS; k++) this.links.push(ids[k] ? hash53(ids[k]!) : Number.NaN);
@@ -167,6 +179,9 @@ export class IndexChunkBuilder {
       previewFull: Float64Array.from(this.previewFull),
       previewPrefix: Float64Array.from(this.previewPrefix),
       starts: Int32Array.from(this.starts),
+      afterAt: Int32Array.from(this.afterAt),
+      afterMs: Float64Array.from(this.afterMs),
+      afterSubNs: Int32Array.from(this.afterSubNs),
       unindexed: this.unindexed,
       ...(this.fileIds ? { fileIds: [...this.fileIds].map(([fileIndex, ids]) => ({ fileIndex, delegationIds: [...ids.delegationIds], sessionIds: [...ids.sessionIds] })) } : {}),
     };
@@ -175,7 +190,7 @@ export class IndexChunkBuilder {
 
 /** The buffers of a chunk, for postMessage's transfer list (no copy between threads). */
 export function chunkTransferList(c: IndexChunk): ArrayBuffer[] {
-  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.starts, c.arena].map((a) => a.buffer as ArrayBuffer);
+  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.starts, c.afterAt, c.afterMs, c.afterSubNs, c.arena].map((a) => a.buffer as ArrayBuffer);
 }
 
 // zlib on first use, by require (the CLI bundle is compiled by vm.Script, which has no import()).
@@ -240,6 +255,8 @@ export interface IndexView {
   line: PagedColumn;
   /** The bytes of an archived line (a gzip archive's, copied at scan time), by record. */
   archived(r: number): Buffer;
+  /** An untimed record's place in its file (JournalEvent.after): null when no timed event came before it. */
+  after(r: number): Instant | null;
 }
 
 /** Components holding a `delegation_started`, by their newest start (`last` on a whole tree). */
@@ -269,6 +286,8 @@ export class EventIndex {
   private inflated: { arena: number; bytes: Buffer } | null = null;
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
   eventCount = 0;
+  /** Untimed records placed after a timed event of their file (few: a `ts` that does not parse). */
+  private readonly afterOf = new Map<number, Instant>();
   /** Each file's delegation and session ids, when the scan collected them (a named target). */
   readonly fileIds: FileIds[] = [];
 
@@ -322,6 +341,7 @@ export class EventIndex {
       this.node.push(own);
       this.lower(root < 0 ? own : root, c.ms[i], c.subNs[i], c.fileIndex[i], c.line[i]);
     }
+    for (let j = 0; j < c.afterAt.length; j++) this.afterOf.set(first + c.afterAt[j], { ms: c.afterMs[j], subNs: c.afterSubNs[j] });
     if (this.starts)
       for (const j of c.starts) {
         this.starts.record.push(first + j);
@@ -363,6 +383,7 @@ export class EventIndex {
         const bytes = this.arenaBytes(Math.floor(k / ARENA_STRIDE));
         return bytes.subarray(k % ARENA_STRIDE, (k % ARENA_STRIDE) + length.get(r));
       },
+      after: (r) => this.afterOf.get(r) ?? null,
     };
   }
 

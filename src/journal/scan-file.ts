@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
 import { parseTimestamp } from './time.js';
 import { stopOnDescriptorExhaustion } from './discover.js';
-import type { FileStats, JournalEvent } from './types.js';
+import type { FileStats, Instant, JournalEvent } from './types.js';
 
 export interface ScanFileInput {
   /** Path to open ('-' is not handled here; see scanStream). */
@@ -156,6 +156,8 @@ export class LineScanner {
   private skippedLast = -1;
   private skippedBeforeLast = -1;
   private skippedEndsWithCR = false;
+  /** The time of the last timed event read from this file (untimed ones are placed after it). */
+  private lastTime: Instant | null = null;
 
   constructor(
     readonly input: Omit<ScanFileInput, 'path'>,
@@ -361,7 +363,13 @@ export class LineScanner {
     if (result.kind === 'malformed') stats.malformedLines++;
     else if (result.kind === 'missing-field') stats.missingFieldLines++;
     else if (result.kind === 'event') {
-      if (!result.event.time) stats.badTimestampLines++;
+      const e = result.event;
+      // An untimed event keeps its place in the file: after the last timed one before it.
+      if (e.time) this.lastTime = e.time;
+      else {
+        stats.badTimestampLines++;
+        e.after = this.lastTime;
+      }
       const sink = this.input.sink;
       if (sink) sink(result.event, buf, start, end, this.rereadable ? this.lineBase + start : -1);
       else this.events.push(result.event);

@@ -28,6 +28,12 @@ interface EventBase extends Location {
   ts: string;
   /** Parsed `ts`; null when it does not parse (the event is then ordered by file position). */
   time: Instant | null;
+  /**
+   * Only when `time` is null: the time of the last delegation event before it in its file that
+   * has one (null when none), where it is ordered. Set by the scan, so every way of reading
+   * (whole, indexed, followed) orders it alike.
+   */
+  after?: Instant | null;
   /** Index of the file in scan order; breaks ties between equal timestamps. */
   fileIndex: number;
   sessionId: string | null;

@@ -12,7 +12,7 @@ import { MIN_SUBSTRING } from '../journal/preview.js';
 import { forgetScan, localPreviewsIn, registerForeignPreviews, type PreviewRef } from './cross-index.js';
 import type { Delegation } from './delegation.js';
 import { groupDelegations } from './group.js';
-import { delegationOrder } from './target.js';
+import { delegationOrder, placeOf } from './target.js';
 
 export interface ReportItem {
   delegation: Delegation;
@@ -146,14 +146,17 @@ class RecordReader {
     }
     const fileIndex = index.fileIndex.get(r);
     const result = normalizeLine(value, { file: this.files[fileIndex].display, line: index.line.get(r), fileIndex });
-    return result.kind === 'event' ? result.event : null;
+    if (result.kind !== 'event') return null;
+    if (!result.event.time) result.event.after = index.after(r); // its place, as the scan saw the file
+    return result.event;
   }
 }
 
 /** The key delegationOrder sorts on: the start, or the first event. */
 export function orderKey(d: Delegation): OrderKey {
   const e = d.started ?? d.events[0];
-  return { ms: e?.time ? e.time.ms : Number.NEGATIVE_INFINITY, subNs: e?.time?.subNs ?? 0, fileIndex: e?.fileIndex ?? 0, line: e?.line ?? 0 };
+  const t = e ? placeOf(e) : null;
+  return { ms: t ? t.ms : Number.NEGATIVE_INFINITY, subNs: t?.subNs ?? 0, fileIndex: e?.fileIndex ?? 0, line: e?.line ?? 0 };
 }
 
 /** Everything needed to rebuild components: the index's columns and its component and preview tables. */

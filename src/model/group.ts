@@ -4,7 +4,8 @@ import type { Child, Delegation, SubRun } from './delegation.js';
 
 /**
  * Orders events by parsed time, then file and line. An event whose `ts` does not parse takes
- * the time of the event before it in the same file, so it stays at its file position.
+ * the time of the event before it in the same file (`after`, from the scan), so it stays at its
+ * file position.
  */
 export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
   const byFile = [...events].sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
@@ -25,7 +26,10 @@ export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
       prevMs = e.time.ms;
       prevSubNs = e.time.subNs;
     }
-    keyed[i] = { e, ms: prevMs, subNs: prevSubNs };
+    // The scan placed an untimed event after the last timed one of its whole file (`after`),
+    // which this set may not hold: the same place whichever events are grouped together.
+    if (!e.time && e.after !== undefined) keyed[i] = { e, ms: e.after ? e.after.ms : -8.64e15, subNs: e.after ? e.after.subNs : 0 };
+    else keyed[i] = { e, ms: prevMs, subNs: prevSubNs };
   }
   keyed.sort((a, b) => a.ms - b.ms || a.subNs - b.subNs || a.e.fileIndex - b.e.fileIndex || a.e.line - b.e.line);
   return keyed.map((k) => k.e);

@@ -1,5 +1,6 @@
 import { sessionIdOfPath } from '../journal/discover.js';
 import { compareInstants } from '../journal/time.js';
+import type { Instant, JournalEvent } from '../journal/types.js';
 import type { Delegation } from './delegation.js';
 import { delegationTree } from './group.js';
 
@@ -15,8 +16,17 @@ export type TargetResult =
 export function delegationOrder(a: Delegation, b: Delegation): number {
   const ea = a.started ?? a.events[0];
   const eb = b.started ?? b.events[0];
-  if (ea?.time && eb?.time) return compareInstants(ea.time, eb.time) || ea.fileIndex - eb.fileIndex || ea.line - eb.line;
-  return (ea?.fileIndex ?? 0) - (eb?.fileIndex ?? 0) || (ea?.line ?? 0) - (eb?.line ?? 0);
+  // One key for all (a total order): time, then file and line; an untimed event takes the time
+  // of the event before it in its file (no time before it at all: first).
+  const ta = ea ? placeOf(ea) : null;
+  const tb = eb ? placeOf(eb) : null;
+  const byTime = ta && tb ? compareInstants(ta, tb) : ta ? 1 : tb ? -1 : 0;
+  return byTime || (ea?.fileIndex ?? 0) - (eb?.fileIndex ?? 0) || (ea?.line ?? 0) - (eb?.line ?? 0);
+}
+
+/** Where an event orders in time: its own `ts`, or for an untimed one the time it follows in its file. */
+export function placeOf(e: JournalEvent): Instant | null {
+  return e.time ?? e.after ?? null;
 }
 
 /** The selected delegations plus their nested descendants, each once, in start order. */

@@ -259,8 +259,9 @@ describe('last over a tree whose modification times narrow nothing (streamed for
 
   it('with a start whose ts does not parse, reads every event as before (that order needs them all)', async () => {
     const { root } = history();
-    // In the last file found: an untimed start orders after the starts of earlier files.
-    put(root, 'v1/users/b64-enp6/sessions/s-untimed.jsonl', [ev.started('sometime', { delegation_id: 'd-untimed', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })], NOW);
+    // An untimed start orders where it stands in its file: after the marker just before it, the
+    // newest time of the tree.
+    put(root, 'v1/users/b64-enp6/sessions/s-untimed.jsonl', [ev.marker(iso(NOW), 'pause', 'r-x'), ev.started('sometime', { delegation_id: 'd-untimed', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })], NOW);
     touchAll(root, NOW);
     const options: AnalyzeOptions = { sessions: [root], cwd: ROOT, checkOptions: { nowMs: NOW } };
     const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');

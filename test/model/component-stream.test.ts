@@ -414,3 +414,26 @@ describe('library errors', () => {
     expect(both.message).toBe('all and target cannot be combined: all reports every delegation, target names some');
   });
 });
+
+describe('untimed starts among timed ones', () => {
+  it('order alike in every reading: an untimed event takes the time of the event before it in its file', async () => {
+    // By time d3 (11:00) < d1 (12:00); d2's ts does not parse and follows d1 in a.jsonl. Comparing
+    // untimed starts by file position alone made a cycle (d1 < d2 by line, d2 < d3 by file).
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'td-untimed-'));
+    try {
+      const start = (id: string, ts: string) => JSON.stringify({ type: 'delegation_started', ts, session_id: 's', metadata: { delegation_id: id, parent_run_id: `p-${id}`, pattern: 'fan_out', agent_ids: ['a'], agent_count: 1 } });
+      writeFileSync(path.join(dir, 'a.jsonl'), `${start('d1', '2026-01-01T12:00:00.000000000+00:00')}\n${start('d2', 'yesterday')}\n`);
+      writeFileSync(path.join(dir, 'b.jsonl'), `${start('d3', '2026-01-01T11:00:00.000000000+00:00')}\n`);
+      const args = ['--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'];
+      const ids = (r: { stdout: string }) => r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+      expect(ids(await runMain(args))).toEqual(['d3', 'd1', 'd2']);
+      expect(ids(await runMain(args, { env: { TRACE_DELEGATION_INDEXED: '0' } }))).toEqual(['d3', 'd1', 'd2']);
+      const json = await runMain(['--sessions', dir, '--all', '--format', 'json', '--fail-on', 'none']);
+      expect(JSON.parse(json.stdout).delegations.map((d: { id: string }) => d.id)).toEqual(['d3', 'd1', 'd2']);
+      const last = await runMain(['--sessions', dir, 'last', '--format', 'json', '--fail-on', 'none']);
+      expect(JSON.parse(last.stdout).delegations.map((d: { id: string }) => d.id)).toEqual(['d2']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

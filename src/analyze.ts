@@ -5,7 +5,7 @@ import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, ty
 import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
 import { compareKeys, type EventIndex, type FileIds, type OrderKey } from './journal/event-index.js';
-import { RECENT_MAX_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
+import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
@@ -74,22 +74,27 @@ interface JournalsRead {
   files: JournalFile[];
   /** `last` stopped at `maxEvents` before its rule applied: `scan` cannot stand for the tree. */
   cut: boolean;
+  /** `last` read only the files modified since the newest start (the recent-first rule applied). */
+  subset: boolean;
 }
+
+/** The start of the Limits line of a `last` that read only the recent files. */
+const SUBSET_NOTE = 'last read ';
 
 /** loadJournals; `last` keeps at most `maxEvents` events before it gives up on reading recent files only. */
 async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE_INFINITY): Promise<JournalsRead> {
-  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false };
+  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false, subset: false };
   const { roots, files, notes: unreadable } = await discoverTree(options);
-  if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false };
+  if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false, subset: false };
   if (isLastQuery(options) && options.recentFirst !== false) {
     const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }), { maxEvents });
     const notes =
       r.read < r.total && r.newestStart
-        ? [`last read ${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
+        ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
         : [];
-    return { scan: r.scan, roots, notes: [...unreadable, ...notes], files, cut: stoppedShort(r) };
+    return { scan: r.scan, roots, notes: [...unreadable, ...notes], files, cut: stoppedShort(r), subset: r.read < r.total && r.newestStart !== null };
   }
-  return { scan: await scanJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs }), roots, notes: unreadable, files, cut: false };
+  return { scan: await scanJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs }), roots, notes: unreadable, files, cut: false, subset: false };
 }
 
 export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
@@ -120,7 +125,23 @@ export interface PreparedAnalysis extends ReportSelection, ReportSource {}
 /** Reads the journals, groups delegations and resolves the target; the checks run later, per delegation. */
 export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<PreparedAnalysis> {
   const began = monotonicMs();
-  return analysisOf(await readJournals(options), options, began);
+  const read = await readJournals(options);
+  const prepared = analysisOf(read, options, began);
+  // A delegation id reused: events of an older delegation whose start is in a file not read.
+  if (read.subset && prepared.selected.some(mayHaveUnreadStart)) return prepareAnalysis({ ...options, recentFirst: false });
+  return prepared;
+}
+
+/**
+ * Whether a delegation read from recent files only may have taken events of an older one with
+ * the same id, whose start (and so their true owner) is in a file not read: an event of it
+ * earlier than its own start, beyond the clocks' tolerance.
+ */
+export function mayHaveUnreadStart(d: Delegation): boolean {
+  const start = d.started?.time;
+  if (!d.started) return true;
+  if (!start) return false;
+  return d.events.some((e) => e.time !== null && e.time.ms < start.ms - MTIME_MARGIN_MS);
 }
 
 function analysisOf({ scan, roots, notes }: JournalsRead, options: AnalyzeOptions, began: number): PreparedAnalysis {
@@ -218,7 +239,12 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
 export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS): Promise<PreparedAnalysis> {
   const began = monotonicMs();
   const read = await readJournals(options, maxEvents);
-  if (!read.cut) return analysisOf(read, options, began);
+  if (!read.cut) {
+    const prepared = analysisOf(read, options, began);
+    if (!(read.subset && prepared.selected.some(mayHaveUnreadStart))) return prepared;
+    read.scan.events.length = 0; // the subset cannot stand for the tree: index it whole
+    read.notes = read.notes.filter((n) => !n.startsWith(SUBSET_NOTE)); // it no longer applies
+  }
   read.scan.events.length = 0; // the partial read is not used: free it before the whole tree
   const { roots, files, notes, index, scan } = await indexTree(options, { starts: true, tree: read });
   const newest = newestGroup(index, files);
@@ -343,7 +369,8 @@ export async function newestRecentFirst(options: AnalyzeOptions, count: number):
   if (r.read === r.total || !r.newestStart) return null;
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);
-  if (rows.some((d) => !d.started)) return null;
+  // Fewer than asked (a start journaled twice counts once), or a row that may hold an older same-id delegation's events.
+  if (rows.length < count || rows.some(mayHaveUnreadStart)) return null;
   const assembler = new ReportAssembler(r.scan, { kind: 'all' }, options);
   return { newest: rows.map((d) => assembler.delegationReport(d, delegations)), read: r.read, files: r.total, since: r.newestStart };
 }

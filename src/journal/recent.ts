@@ -88,9 +88,14 @@ export async function scanRecentFirst(
   const units = unitsByRecency(files);
   const maxBytes = maxShare < 1 ? Math.min(byteLimit, maxShare * units.reduce((n, u) => n + u.bytes, 0)) : byteLimit;
   const outputs = new Map<number, { stats: FileStats; events: JournalEvent[] }>();
-  // The `count` newest starts seen so far, newest first; the last of them is S once there are `count`.
-  const starts: { time: Instant; ts: string }[] = [];
-  const nth = () => (starts.length === count ? starts[count - 1] : null);
+  // Each delegation's start seen so far (id and parent run: a start journaled twice is one
+  // delegation, at its first start); S is the `count`-th newest of them once there are `count`.
+  const firstStart = new Map<string, { time: Instant; ts: string }>();
+  let nthStart: { time: Instant; ts: string } | null = null;
+  const nth = () => nthStart;
+  const updateNth = () => {
+    if (firstStart.size >= count) nthStart = [...firstStart.values()].sort((a, b) => compareInstants(b.time, a.time))[count - 1];
+  };
   let fullReason: string | null = null;
   let readBytes = 0;
   let keptEvents = 0;
@@ -115,15 +120,16 @@ export async function scanRecentFirst(
       if (!fullReason && writtenAfterMtime(slot.stats!)) fullReason = `${slot.stats!.file} has lines newer than its modification time`;
       for (const e of slot.events) {
         if (e.type !== 'delegation_started') continue;
-        if (!e.time) fullReason ??= `a delegation_started in ${e.file}:${e.line} has no parseable ts`;
-        else if (starts.length < count || compareInstants(e.time, starts[starts.length - 1].time) > 0) {
-          const time = e.time;
-          const at = starts.findIndex((s) => compareInstants(time, s.time) > 0);
-          starts.splice(at < 0 ? starts.length : at, 0, { time, ts: e.ts });
-          if (starts.length > count) starts.pop();
+        if (!e.time) {
+          fullReason ??= `a delegation_started in ${e.file}:${e.line} has no parseable ts`;
+          continue;
         }
+        const key = `${e.delegationId}\u0000${e.parentRunId ?? ''}`;
+        const seen = firstStart.get(key);
+        if (!seen || compareInstants(e.time, seen.time) < 0) firstStart.set(key, { time: e.time, ts: e.ts });
       }
     }
+    updateNth();
   };
 
   while (next < units.length) {

@@ -257,6 +257,39 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     expect(indexed).toEqual(inMemory);
   });
 
+  it('counts a start journaled twice as one delegation: list --limit N still gets N rows', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const older = delegation('d-older', NOW - 2 * DAY);
+    const newer = delegation('d-newer', NOW - DAY);
+    put(root, 'a.jsonl', [...older.head, ...older.runs, ...older.tail], NOW - 2 * DAY + 7000);
+    put(root, 'b.jsonl', [...newer.head, ...newer.head, ...newer.runs, ...newer.tail], NOW - DAY + 7000);
+    const r = await scanRecentFirst(await discoverJournals([root], root), (subset) => scanJournals(subset), { count: 2 });
+    expect(r.read).toBe(2); // d-newer's repeated start did not stand for a second delegation
+    const rows = await runMain(['--sessions', root, 'list', '--limit', '2', '--fail-on', 'none'], { cwd: root });
+    expect(rows.stdout).toMatch(/d-newer[\s\S]*d-older/);
+  });
+
+  it('reads the whole tree when a delegation id is reused and the older one\'s start is in a file not read', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    // old.jsonl (not modified since) holds dup's first start; new.jsonl, recent, holds a sub-run
+    // of that first dup and then a new dup started by another parent run.
+    put(root, 'old.jsonl', [ev.started(iso(NOW - 2 * DAY), { delegation_id: 'dup', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['coder'] })], NOW - 2 * DAY);
+    put(root, 'new.jsonl', [
+      ev.subStarted(iso(NOW - 2 * DAY + 1000), { delegation_id: 'dup', sub_run_id: 'r1', parent_run_id: 'p1', agent_id: 'coder' }),
+      ev.started(iso(NOW - 3600_000), { delegation_id: 'dup', parent_run_id: 'p2', pattern: 'fan_out', agent_ids: ['coder'] }),
+    ], NOW - 3600_000);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const whole = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    const last = JSON.parse(whole.out);
+    expect(last.delegations.map((d: { key: string; children: unknown[] }) => [d.key, d.children.length])).toEqual([['dup#2', 0]]);
+    expect(await written(await prepareAnalysis(options), options, 'json')).toEqual(whole);
+    expect(await written(await prepareLast(options), options, 'json')).toEqual(whole);
+    const rows = await runMain(['--sessions', root, 'list', '--limit', '1', '--fail-on', 'none'], { cwd: root });
+    expect(rows.stdout).toContain('dup#2');
+  });
+
   it('with a start whose ts does not parse, reads every event as before (that order needs them all)', async () => {
     const { root } = history();
     // An untimed start orders where it stands in its file: after the marker just before it, the

@@ -59,7 +59,7 @@ function positiveInt(name: string, v: string): number {
 
 function duration(name: string, v: string): number {
   const ms = parseDuration(v);
-  if (ms === null) throw new UsageError(`${name} must be a duration such as 500ms, 30s, 10m, 2h or plain seconds, not ${JSON.stringify(v)}`);
+  if (ms === null) throw new UsageError(`${name} must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds, not ${JSON.stringify(v)}`);
   return ms;
 }
 

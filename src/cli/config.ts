@@ -44,7 +44,7 @@ export function loadConfig(explicit: string | undefined, cwd: string): Settings 
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte order mark is not content
   } catch (err) {
     throw new UsageError(`config file ${explicit ?? CONFIG_FILE} is not valid JSON: ${(err as Error).message}`);
   }
@@ -69,7 +69,7 @@ export function validateConfig(raw: unknown, name: string): Settings {
   for (const [key, opt] of [['staleAfter', 'staleAfterMs'], ['clockSkew', 'clockSkewMs']] as const) {
     if (c[key] === undefined) continue;
     const ms = parseDuration(String(c[key]));
-    if (ms === null) throw fail(`"${key}" must be a duration such as 500ms, 30s, 10m, 2h or plain seconds`);
+    if (ms === null) throw fail(`"${key}" must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds`);
     settings.checkOptions[opt] = ms;
   }
   if (c.failOn !== undefined) settings.failOn = parseFailOn(String(c.failOn), (m) => fail(`"failOn": ${m}`));

@@ -42,7 +42,8 @@ export async function loadContractFile(file: string, cwd: string = process.cwd()
 }
 
 /** Parses contract text; `.json` files must be strict JSON, anything else is read as YAML. */
-export function parseContractText(text: string, file: string): LoadedContract {
+export function parseContractText(raw: string, file: string): LoadedContract {
+  const text = raw.replace(/^\uFEFF/, ''); // a UTF-8 byte order mark (editors on Windows) is not content
   const json = /\.json$/i.test(file);
   if (text.trim() === '') throw new ContractFileError(`contract ${file} is empty`);
   let data: unknown;

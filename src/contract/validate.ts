@@ -216,7 +216,7 @@ function checkTimeouts(subtasks: LooseSubtask[], add: Add): void {
   for (const s of subtasks) {
     if (subtaskTimeoutMs(s.contract?.constraints) !== 'invalid') continue;
     const raw = (s.contract!.constraints as Obj).timeout;
-    add('plan-bad-timeout', 'error', ['subtasks', s.index, 'contract', 'constraints', 'timeout'], `subtasks[${s.index}].contract.constraints.timeout must be a duration such as 30s, 5m or 10m, not ${typeof raw === 'string' ? q(raw) : JSON.stringify(raw)}${s.id ? ` (subtask ${q(s.id)})` : ''}`);
+    add('plan-bad-timeout', 'error', ['subtasks', s.index, 'contract', 'constraints', 'timeout'], `subtasks[${s.index}].contract.constraints.timeout must be a duration such as 30s, 5m or 1m30s, not ${typeof raw === 'string' ? q(raw) : JSON.stringify(raw)}${s.id ? ` (subtask ${q(s.id)})` : ''}`);
   }
 }
 

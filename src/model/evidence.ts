@@ -79,9 +79,11 @@ export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<st
   return { cause: 'unknown', detail: 'the delegation completed without it', evidence: [loc(d.completed)] };
 }
 
+/** `5s`, `1.5s`: milliseconds from a second up; below, down to the nanosecond the journals carry (`0.000000001s`, never `0s` for a real gap). */
 export function seconds(ms: number): string {
   const s = ms / 1000;
-  return `${Number.isInteger(s) ? s : s.toFixed(3).replace(/\.?0+$/, '')}s`;
+  if (Number.isInteger(s)) return `${s}s`;
+  return `${s.toFixed(Math.abs(s) >= 1 ? 3 : 9).replace(/\.?0+$/, '')}s`;
 }
 
 /** Children whose original run journaled a start, in the order those starts happened. */
@@ -98,12 +100,12 @@ export function hasSubRunEvents(d: Delegation): boolean {
 }
 
 // Whole words only: "runtime output" contains "time out" but is not a timeout. Exception names
-// count (TimeoutError, TimeoutException, DEADLINE_EXCEEDED, DeadlineExceeded).
-const TIMEOUT_WORDING = /\btime-?\s?out(?:s|error|exception)?\b|\btimed[\s-]?out\b|\bdeadline[\s_]?exceeded\b/i;
-const ADMISSION_TIMEOUT = /\badmission\s+(?:timed[\s-]?out|time-?\s?out)\b/i;
+// and errno count (TimeoutError, TimeoutException, DEADLINE_EXCEEDED, DeadlineExceeded, ETIMEDOUT).
+const TIMEOUT_WORDING = /\btime-?\s?out(?:s|error|exception)?\b|\btimed[\s-]?out\b|\bdeadline[\s_]?exceeded\b|\betimedout\b/i;
+const ADMISSION_TIMEOUT = /\badmission\s+(?:timed[\s-]?out|time-?\s?out)\b/gi;
 
-/** Timeouts leave the outcome unknown; an admission timeout means the agent never ran. */
+/** Timeouts leave the outcome unknown; an admission timeout means the agent never ran (another timeout beside it still counts). */
 export function isTimeoutError(error: string | null): boolean {
   if (!error) return false;
-  return TIMEOUT_WORDING.test(error) && !ADMISSION_TIMEOUT.test(error);
+  return TIMEOUT_WORDING.test(error.replace(ADMISSION_TIMEOUT, ''));
 }

@@ -164,7 +164,7 @@ describe('bad configuration: one clear sentence on stderr, exit 2', () => {
     { name: 'bad severity', config: { rules: { 'late-result': 'warn' } }, says: 'rules.late-result: must be off, info, warning or error, not "warn"' },
     { name: 'threshold not an integer', config: { maxFanout: '9' }, says: '"maxFanout" must be a positive integer' },
     { name: 'threshold zero', config: { maxTree: 0 }, says: '"maxTree" must be a positive integer' },
-    { name: 'bad duration', config: { staleAfter: 'ten minutes' }, says: '"staleAfter" must be a duration such as 500ms, 30s, 10m, 2h or plain seconds' },
+    { name: 'bad duration', config: { staleAfter: 'ten minutes' }, says: '"staleAfter" must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds' },
     { name: 'bad failOn', config: { failOn: 'warnings' }, says: '"failOn": must be error, warning, info or none, not "warnings"' },
     { name: 'missing --config file', args: ['--config', 'nowhere.json'], says: 'cannot read config file nowhere.json: no such file' },
     { name: '--config is a directory', args: ['--config', '.'], says: 'cannot read config file .: it is a directory' },
@@ -173,7 +173,7 @@ describe('bad configuration: one clear sentence on stderr, exit 2', () => {
     { name: '--rule bad severity', args: ['--rule', 'late-result=fatal'], says: '--rule late-result: must be off, info, warning or error, not "fatal"' },
     { name: '--max-fanout zero', args: ['--max-fanout', '0'], says: '--max-fanout must be a positive integer, not "0"' },
     { name: '--max-attempts not a number', args: ['--max-attempts', 'two'], says: '--max-attempts must be a positive integer, not "two"' },
-    { name: '--stale-after bad duration', args: ['--stale-after', '10 minutes'], says: '--stale-after must be a duration such as 500ms, 30s, 10m, 2h or plain seconds, not "10 minutes"' },
+    { name: '--stale-after bad duration', args: ['--stale-after', '10 minutes'], says: '--stale-after must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds, not "10 minutes"' },
   ];
   for (const c of cases) {
     it(c.name, async () => {

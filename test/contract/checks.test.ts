@@ -8,7 +8,7 @@ import type { Finding } from '../../src/checks/types.js';
 import { contractChecks, CONTRACT_CHECKS } from '../../src/contract/checks/index.js';
 import { contractLimits } from '../../src/contract/limits.js';
 import { humanDuration } from '../../src/contract/checks/util.js';
-import { loadContractFile } from '../../src/contract/load.js';
+import { loadContractFile, parseContractText } from '../../src/contract/load.js';
 import type { DelegationPlan } from '../../src/contract/types.js';
 import { validateContract } from '../../src/contract/validate.js';
 import type { TraceReport } from '../../src/report/types.js';
@@ -222,6 +222,25 @@ describe('contract semantics', () => {
       ev.completed(T(7), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: markdown }),
     );
     expect(byId(await report(plan, { text }), 'contract-merge-mismatch')).toEqual([]);
+  });
+
+  it('first_wins: an empty aggregate is what FirstSuccess gives when the first success had no output (Gen A)', async () => {
+    const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')], 'first_wins');
+    const blankFirst = journal(
+      ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'beta'] }),
+      ...ran('r1', 'alpha', 1, 5, 'completed', ''),
+      ...ran('r2', 'beta', 1, 6),
+      ev.completed(T(7), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed', aggregated_output_preview: null }),
+    );
+    expect(byId(await report(plan, { text: blankFirst }), 'contract-merge-mismatch')).toEqual([]);
+    // The control: the first success had output, and the aggregate is empty.
+    const withOutput = blankFirst.replace('"output_preview":""', '"output_preview":"alpha done"');
+    expect(byId(await report(plan, { text: withOutput }), 'contract-merge-mismatch').map((f) => f.message)).toEqual([expect.stringContaining('the aggregate is empty although 2 sub-runs succeeded with output')]);
+  });
+
+  it('reads a JSON plan that starts with a byte order mark', () => {
+    const loaded = parseContractText(`\uFEFF${JSON.stringify({ delegation: { task: 't' }, subtasks: [], merge_plan: { strategy: 'custom' } })}`, 'plan.json');
+    expect(loaded.format).toBe('json');
   });
 
   it('prints durations that differ from the limit they break', () => {

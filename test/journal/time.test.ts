@@ -129,11 +129,14 @@ describe('parseDuration', () => {
     ['45', 45_000],
     ['1.5s', 1500],
     [' 10m ', 600_000],
+    ['1m30s', 90_000],
+    ['2h15m', 8_100_000],
+    ['1h0m5s500ms', 3_605_500],
   ])('%j → %d ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each([['-5s'], ['10 minutes'], ['m'], [''], ['1e3']])('rejects %j', (text) => {
+  it.each([['-5s'], ['10 minutes'], ['m'], [''], ['1e3'], ['1m30'], ['5s-'], ['1m 30x']])('rejects %j', (text) => {
     expect(parseDuration(text)).toBeNull();
   });
 });

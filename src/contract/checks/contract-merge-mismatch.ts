@@ -55,7 +55,10 @@ export const contractMergeMismatch: ContractCheck = {
       say(`merge_plan.strategy is ${strategy}, but the aggregate joins ${segments.length} results (AllResults)`, [loc(join)]);
     if (aggregates && strategy === 'aggregate' && typeof preview === 'string' && !truncated(preview) && resultsJoined === 1 && outputs.length >= 2)
       say(`merge_plan.strategy is aggregate, but the aggregate holds one result while ${outputs.length} sub-runs succeeded with output (FirstSuccess or Consensus)`, [loc(join), ...outputEvidence]);
-    if (aggregates && preview === null && outputs.length >= 1 && strategy !== 'consensus')
+    // FirstSuccess keeps the first success's output, which may be None (Gen A, journal-format §3.4).
+    const firstSettled = successes.map((c) => settledAtJoin(c.final, join)!).sort((x, y) => (x.time && y.time ? compareInstants(x.time, y.time) : 0))[0];
+    const firstIsBlank = strategy === 'first_wins' && !!firstSettled && !(typeof firstSettled.outputPreview === 'string' && firstSettled.outputPreview.trim());
+    if (aggregates && preview === null && outputs.length >= 1 && strategy !== 'consensus' && !firstIsBlank)
       say(`merge_plan.strategy is ${strategy}, but the aggregate is empty although ${outputs.length} sub-run${outputs.length === 1 ? '' : 's'} succeeded with output`, [loc(join), ...outputEvidence]);
 
     if (strategy === 'consensus' && outputs.length >= 2) {

@@ -36,6 +36,8 @@ export function expectationFor(d: Delegation): Expectation {
     case 'fan_out':
     case 'pipeline':
     case 'sequential':
+      // agent_count is on delegation_started only: without it the expectation is unknown, not 0.
+      if (!d.started) return { agents: null, count: null, label: 'unknown (no delegation_started)', fork: null };
       return { agents: ids, count, label: String(count), fork: null };
     default:
       return { agents: ids.length ? ids : null, count: ids.length ? count : null, label: d.started ? String(count) : 'unknown (no delegation_started)', fork: null };

@@ -25,6 +25,13 @@ describe('parseForkAgent', () => {
 });
 
 describe('expectationFor (journal-format.md §9)', () => {
+  it('is unknown, not 0, when delegation_started was not read (agent_count is only there)', () => {
+    for (const pattern of ['fan_out', 'pipeline', 'sequential']) {
+      const [d] = group({ 's.jsonl': [ev.completed(TS2, { delegation_id: 'd', pattern, total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' })] });
+      expect(expectationFor(d), pattern).toEqual({ agents: null, count: null, label: 'unknown (no delegation_started)', fork: null });
+    }
+  });
+
   it('fan_out, pipeline and sequential expect agent_count children, agents in list order with multiplicity', () => {
     for (const pattern of ['fan_out', 'pipeline', 'sequential']) {
       const e = expectationFor(delegation(pattern, ['coder', 'coder', 'reviewer']));

@@ -3,6 +3,16 @@ import { testCheck } from './harness.js';
 testCheck('agent-set-mismatch', {
   invalid: [
     {
+      // Workflow step 2, the pattern: the join says sequential, the start fan_out.
+      fixture: 'trigger-pattern-changed.jsonl',
+      findings: [{ severity: 'error', delegation: 'd-pat', messageIncludes: 'delegation_started says pattern fan_out, delegation_completed says sequential', evidenceLines: ['trigger-pattern-changed.jsonl:1', 'trigger-pattern-changed.jsonl:6'] }],
+    },
+    {
+      // A pattern the engine does not write: its expected children cannot be checked (a warning).
+      fixture: 'trigger-unknown-pattern.jsonl',
+      findings: [{ severity: 'warning', delegation: 'd-unk', messageIncludes: 'pattern swarm is not one the engine emits', evidenceLines: ['trigger-unknown-pattern.jsonl:1'] }],
+    },
+    {
       fixture: 'trigger-agent-count.jsonl',
       findings: [
         {

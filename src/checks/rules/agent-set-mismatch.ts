@@ -3,6 +3,9 @@ import { loc, startedChildren } from '../../model/evidence.js';
 import { allowedStartsPerAgent } from '../../model/expected.js';
 import type { Check, Report } from '../types.js';
 
+/** The pattern strings the engine writes (the seed skill's pattern table). */
+const ENGINE_PATTERNS = new Set(['fan_out', 'pipeline', 'sequential', 'adversarial_review', 'fork']);
+
 export const agentSetMismatch: Check = {
   meta: {
     id: 'agent-set-mismatch',
@@ -11,7 +14,7 @@ export const agentSetMismatch: Check = {
     description: 'The started agent set, the sub-runs that ran and the pattern disagree.',
     symptom: 'No child runs',
     docs: {
-      why: 'The agents that ran are not the agents the delegation asked for: a child ran under the wrong agent, an agent ran more often than its pattern allows, or a sequential stage ran out of order.',
+      why: 'The agents that ran are not the agents the delegation asked for: a child ran under the wrong agent, an agent ran more often than its pattern allows, or a sequential stage ran out of order. The pattern itself is verified too: delegation_completed naming another pattern than delegation_started is an error, a pattern the engine does not emit a warning (its expected children cannot be checked).',
       example: '{"type":"delegation_started",…,"metadata":{"agent_count":2,"agent_ids":["coder","reviewer"],…}}\n{"type":"delegation_sub_run_started",…,"metadata":{"agent_id":"tester",…}}',
       reportLine: '- [error] agent-set-mismatch: sub-run 5f1… ran agent tester, which is not in the started agent set (coder,reviewer) (journal.jsonl:2)',
       fix: 'Check request validation and allowlists in the engine (record_sub_run, transition_state) and which agent ids the planner sent.',
@@ -28,6 +31,13 @@ export const agentSetMismatch: Check = {
     } else if (started.agentCount !== null && started.agentCount !== ids.length) {
       out.push({ message: `agent_count is ${started.agentCount} but agent_ids lists ${ids.length} (${ids.join(',')})`, evidence: [loc(started)] });
     }
+    // Workflow step 2: verify the expected pattern. The join names the pattern too; an unknown
+    // one leaves the agent set unverifiable (only agent_count is known).
+    const join = d.completed;
+    if (join && join.pattern !== null && started.pattern !== null && join.pattern !== started.pattern)
+      out.push({ message: `delegation_started says pattern ${started.pattern}, delegation_completed says ${join.pattern}`, evidence: [loc(started), loc(join)] });
+    if (started.pattern !== null && !ENGINE_PATTERNS.has(started.pattern))
+      out.push({ severity: 'warning', message: `pattern ${started.pattern} is not one the engine emits (${[...ENGINE_PATTERNS].join(', ')}): which children it expects cannot be checked`, evidence: [loc(started)] });
     const known = new Set(e.fork ? [e.fork.agent] : ids);
     for (const run of d.runs.values()) {
       const where = firstStart(run) ?? run.completions[0];

@@ -1,10 +1,11 @@
-import { closeSync, createReadStream, existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, createReadStream, existsSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { ambiguousTarget, buildTraceReport, newestGroup, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
+import { compareKeys, type OrderKey } from '../journal/event-index.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
@@ -12,6 +13,7 @@ import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto } fr
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
 import { registerForeignPreviews } from '../model/cross-index.js';
+import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
@@ -40,6 +42,8 @@ interface Tail {
   offset: number;
   size: number;
   mtimeMs: number;
+  /** Its first bytes as read (up to HEAD_BYTES): different bytes there mean it was rewritten, not appended to. */
+  head?: Buffer;
   /** The file's identity when last read: another one under the same name (moved into place) is read from the start. */
   dev?: number;
   ino?: number;
@@ -94,8 +98,9 @@ class Follower {
   private readonly printed = new Set<string>();
   /** Delegation key → time of its newest event when the stale notice was printed. */
   private readonly staleAt = new Map<string, number>();
-  /** For target `last`: the newest delegation when replay ended. */
+  /** For target `last`: the newest delegation when replay ended, and where it orders. */
   private newestAtReplay: string | null = null;
+  private newestKeyAtReplay: OrderKey | null = null;
   /** Delegations that existed when replay ended (null during replay). */
   private replayKeys: Set<string> | null = null;
   /** Events of files read after the replay but written before it ended: their delegations join replayKeys. */
@@ -279,10 +284,25 @@ class Follower {
 
   /** Drops what a file gave so far (truncated, replaced, or an archive rewritten) and reads it again. */
   private reset(tail: Tail): void {
+    this.forget(tail);
+    // Lines of its .jsonl/.jsonl.gz sibling that repeated this file's were dropped as repeats:
+    // read the sibling again too, or what this file no longer holds would be lost.
+    for (const other of this.tails.values()) {
+      if (other === tail || other.file.pairKey !== tail.file.pairKey || other.unreadUpTo !== undefined) continue;
+      this.forget(other);
+      other.size = -1; // read again at the next look
+      this.kick(false);
+    }
+  }
+
+  /** Drops a file's events and the digests of its lines, to read it from the start. */
+  private forget(tail: Tail): void {
     this.groups.removeFile(tail.fileIndex);
-    this.seenByPair.delete(tail.file.pairKey); // its sibling's lines may be read again: better twice than lost
+    const seen = this.seenByPair.get(tail.file.pairKey);
+    if (seen) for (const [digest, file] of seen) if (file === tail.fileIndex) seen.delete(digest);
     tail.scanner = this.newScanner(tail.file, tail.fileIndex);
     tail.offset = 0;
+    tail.head = undefined;
   }
 
   /** Reads what was appended since the last look (only new bytes; a line waits for its newline). */
@@ -332,13 +352,15 @@ class Follower {
     if (!opened) return keepUnread();
     const { fd } = opened;
     try {
-      if (opened.size < tail.offset) this.reset(tail);
+      // Rewritten in place (same file, now as large or larger: `cp` over it): its first bytes changed.
+      if (opened.size < tail.offset || (tail.offset > 0 && tail.head && !startsWith(fd, tail.head))) this.reset(tail);
       if (unreadUpTo !== undefined) {
         // First what it held when the replay ended (its lines count for the line numbers too), as replay.
         tail.offset = readPlainInto(fd, tail.scanner, 0, unreadUpTo);
         this.markLateReplay(tail);
       }
       tail.offset = readPlainInto(fd, tail.scanner, tail.offset);
+      if (!tail.head || tail.head.length < HEAD_BYTES) tail.head = readHead(fd, Math.min(HEAD_BYTES, tail.offset));
       tail.scanner.stats.error = null;
     } catch (err) {
       tail.scanner.stats.error = describeError(err);
@@ -431,12 +453,16 @@ class Follower {
       // The newest delegation when replay ends, then every delegation that appears after it.
       if (!this.replayKeys) {
         const started = all.filter((d) => d.started);
-        this.newestAtReplay = started.length ? started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b)).key : null;
+        const newest = started.length ? started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b)) : null;
+        this.newestAtReplay = newest?.key ?? null;
+        this.newestKeyAtReplay = newest ? orderKey(newest) : null;
       }
       // A new group without its delegation_started is not a delegation that started after the
-      // replay: it may be a late event of an older one whose start is in a file not read.
+      // replay: it may be a late event of an older one whose start is in a file not read. Nor is
+      // one that starts before the newest of the replay: an old session archived or copied in.
       const before = this.replayKeys;
-      return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key) && d.started !== null));
+      const newer = (d: Delegation) => this.newestKeyAtReplay === null || compareKeys(orderKey(d), this.newestKeyAtReplay) > 0;
+      return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key) && d.started !== null && newer(d)));
     }
     const r = resolveTarget(t, all, this.sessionFiles());
     if (r.ok) return r.delegations;
@@ -491,7 +517,9 @@ class Follower {
   private print(d: Delegation, now: number): void {
     const fileSet = new Set(d.files);
     const files = this.fileStats().filter((f) => fileSet.has(f.file));
-    const options = { ...this.settings.options, checkOptions: { ...this.settings.options.checkOptions, nowMs: now } };
+    // target.query names what is followed ("--all" without a target), not "last".
+    const followed = this.target === undefined || this.target === '' ? { all: true, target: undefined } : { all: false, target: this.target };
+    const options = { ...this.settings.options, ...followed, checkOptions: { ...this.settings.options.checkOptions, nowMs: now } };
     // Checked against its linked group, as the streamed --all checks it, and the other groups'
     // outputs: one print costs its group, not a lookup table over every delegation followed.
     const all = this.groups.linkedTo(d);
@@ -501,6 +529,20 @@ class Follower {
     const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';
     this.io.stdout.write(gap + this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn }));
   }
+}
+
+/** How much of a journal's start is kept to tell a rewrite from an append. */
+const HEAD_BYTES = 256;
+
+function readHead(fd: number, n: number): Buffer {
+  const buf = Buffer.alloc(n);
+  const got = readSync(fd, buf, 0, n, 0);
+  return buf.subarray(0, got);
+}
+
+/** Whether the open file still starts with `head`. */
+function startsWith(fd: number, head: Buffer): boolean {
+  return readHead(fd, head.length).equals(head);
 }
 
 function newestEventMs(d: Delegation): number | null {

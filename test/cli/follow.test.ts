@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
@@ -304,6 +305,72 @@ describe('--follow', () => {
     const [followed] = f.out().trim().split('\n').map((l) => JSON.parse(l));
     expect(followed.timeline.map((t: { line: number }) => t.line)).toEqual([1, 2, 3, 4, 5]);
     expect(followed).toEqual(JSON.parse(all.stdout));
+  });
+
+  it('reads a journal rewritten in place (cp over it, larger) from the start: its first bytes changed', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, journal(...whole('d-a')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(/"id":"d-a"/);
+    writeFileSync(file, journal(...whole('d-rewritten-in-place-with-a-longer-id'), ...whole('d-b'))); // same inode
+    await f.waitFor(/"id":"d-b"/);
+    await sleep(300);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(printed.map((d: { id: string }) => d.id)).toEqual(['d-a', 'd-rewritten-in-place-with-a-longer-id', 'd-b']);
+    for (const d of printed) expect(d.findings.filter((x: { severity: string }) => x.severity !== 'info'), d.id).toEqual([]);
+  });
+
+  it('does not double a live journal\'s events when its .jsonl.gz archive is written beside it in steps', async () => {
+    const dir = tree();
+    const t0 = Date.now() - 60_000; // recent: not stale when the replay ends
+    const at = (s: number) => iso(t0 + s * 1000);
+    const lines = [started('d-arch', at(0)), subStarted('d-arch', at(1)), subDone('d-arch', at(2)), completed('d-arch', at(3))];
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...lines.slice(0, 3)));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    writeFileSync(path.join(dir, 's-1.jsonl.gz'), gzipSync(journal(...lines.slice(0, 2))));
+    await sleep(400);
+    writeFileSync(path.join(dir, 's-1.jsonl.gz'), gzipSync(journal(...lines.slice(0, 3))));
+    await sleep(400);
+    appendFileSync(path.join(dir, 's-1.jsonl'), journal(lines[3]));
+    await f.waitFor(/"id":"d-arch"/);
+    expect(await f.stop()).toBe(0);
+    const [report] = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(report.timeline.map((t: { kind: string }) => t.kind)).toEqual(['started', 'sub-run started', 'sub-run completed', 'delegation completed']);
+    expect(report.limits.join('\n')).not.toMatch(/more than once/);
+  });
+
+  it('names what it follows in JSON: target.query is the target, or --all without one', async () => {
+    const dir = tree();
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-q')));
+    for (const [args, query] of [[[], '--all'], [['d-q'], 'd-q']] as const) {
+      const f = follow(dir, [...args, '--format', 'json']);
+      await f.waitFor(/"schemaVersion"[\s\S]*\n\}\n/);
+      expect(await f.stop()).toBe(0);
+      expect(JSON.parse(f.out()).target).toEqual({ query, kind: 'follow' });
+    }
+  });
+
+  it('last does not take an old session that appears (archived or copied in) for new delegations', async () => {
+    const dir = tree();
+    const t0 = Date.now() - 60_000;
+    const at = (s: number) => iso(t0 + s * 1000);
+    const lines = (id: string, s: number) => [started(id, at(s)), subStarted(id, at(s + 1)), subDone(id, at(s + 2)), completed(id, at(s + 3))];
+    writeFileSync(path.join(dir, 's-now.jsonl'), journal(...lines('d-now', 0)));
+    const f = follow(dir, ['last', '--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(/"id":"d-now"/);
+    // A week-old session archived into the tree, then a delegation that really is new.
+    writeFileSync(path.join(dir, 's-old.jsonl.gz'), gzipSync(journal(...lines('d-week-old', -7 * 86_400))));
+    await sleep(400);
+    writeFileSync(path.join(dir, 's-new.jsonl'), journal(...lines('d-later', 10)));
+    await f.waitFor(/"id":"d-later"/);
+    await sleep(300);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-now', 'd-later']);
   });
 
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {

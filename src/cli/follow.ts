@@ -95,7 +95,8 @@ class Follower {
   /** Every event read, in groups of linked delegations: a change regroups only the groups it touches. */
   private readonly groups = new LinkedGroups();
   private delegations: Delegation[] = [];
-  private readonly printed = new Set<string>();
+  /** Printed delegations, with how many events they had then: later ones (a late result, a retry) print it again. */
+  private readonly printed = new Map<string, number>();
   /** Delegation key → time of its newest event when the stale notice was printed. */
   private readonly staleAt = new Map<string, number>();
   /** For target `last`: the newest delegation when replay ended, and where it orders. */
@@ -497,9 +498,18 @@ class Follower {
     }
     const now = this.now();
     for (const d of this.followed()) {
-      if (this.printed.has(d.key)) continue;
+      const printedWith = this.printed.get(d.key);
+      if (printedWith !== undefined) {
+        if (d.events.length <= printedWith) continue;
+        // Events after its report: a result that missed the join, a retry, a second completion.
+        const more = d.events.length - printedWith;
+        this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
+        this.printed.set(d.key, d.events.length);
+        this.print(d, now);
+        continue;
+      }
       if (d.completed) {
-        this.printed.add(d.key);
+        this.printed.set(d.key, d.events.length);
         this.print(d, now);
         continue;
       }

@@ -373,6 +373,30 @@ describe('--follow', () => {
     expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-now', 'd-later']);
   });
 
+  it('reports a delegation again when events come after its report (a result that missed the join)', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    const t0 = Date.now() - 60_000;
+    const at = (s: number) => iso(t0 + s * 1000);
+    const two = ev.started(at(0), { delegation_id: 'd-late', parent_run_id: 'p-late', pattern: 'fan_out', agent_ids: ['coder', 'tester'] });
+    const run = (agent: string, s: number) => ev.subStarted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, parent_run_id: 'p-late', agent_id: agent });
+    const done = (agent: string, s: number) => ev.subCompleted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, agent_id: agent, status: 'completed', output_preview: `${agent} out` });
+    const join = ev.completed(at(5), { delegation_id: 'd-late', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' });
+    writeFileSync(file, journal(two, run('coder', 1), run('tester', 1), done('coder', 2)));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    appendFileSync(file, journal(join));
+    await f.waitFor(/"id":"d-late"/);
+    appendFileSync(file, journal(done('tester', 8))); // after the join
+    await f.waitFor(/new event since its report: reported again/, 15_000, 'stderr');
+    await f.waitFor(/late-result/);
+    expect(await f.stop()).toBe(0);
+    const [first, again] = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(first.findings.map((x: { id: string }) => x.id)).toContain('missing-completion');
+    expect(again.findings.map((x: { id: string }) => x.id)).toContain('late-result');
+    expect(again.findings.map((x: { id: string }) => x.id)).not.toContain('missing-completion');
+  });
+
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-ab1'), ...whole('d-ab2')));

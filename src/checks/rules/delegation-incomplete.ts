@@ -1,5 +1,12 @@
 import { loc, openDelegationCause } from '../../model/evidence.js';
-import type { Check, Report } from '../types.js';
+import type { Check, Report, Symptom } from '../types.js';
+
+/** The failure-classification row for what the evidence says kept the join from happening. */
+const SYMPTOM_BY_CAUSE: Partial<Record<string, Symptom>> = {
+  paused: 'Pause/resume stuck',
+  cancelled: 'Cancellation leak',
+  'still running': 'Missing UI progress',
+};
 
 export const delegationIncomplete: Check = {
   meta: {
@@ -7,7 +14,8 @@ export const delegationIncomplete: Check = {
     category: 'trace',
     defaultSeverity: 'warning',
     description: 'delegation_started has no delegation_completed (engine error, crash, or still running).',
-    symptom: 'Delegation never starts',
+    // It started: its children's results never reached a join (engine error, crash); by cause below.
+    symptom: 'Child cannot message parent',
     docs: {
       why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
       example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',
@@ -20,6 +28,6 @@ export const delegationIncomplete: Check = {
     const why = openDelegationCause(d, files, options.nowMs, options.staleAfterMs);
     const start = loc(d.started);
     const evidence = [start, ...why.evidence.filter((l) => l.file !== start.file || l.line !== start.line)];
-    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()] } satisfies Report];
+    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()], symptom: SYMPTOM_BY_CAUSE[why.cause] } satisfies Report];
   },
 };

@@ -35,6 +35,7 @@ export const duplicateCompletion: Check = {
       const sig = (c: (typeof d.completions)[number]) => JSON.stringify([c.totalSubRuns, c.succeeded, c.failed, c.aggregatedStatus]);
       if (new Set(d.completions.map(sig)).size > 1)
         out.push({
+          symptom: 'Wrong aggregate', // two joins that disagree, not a retry
           message: `delegation has ${d.completions.length} delegation_completed events that disagree (${d.completions.map((c) => `total ${c.totalSubRuns ?? '?'}, succeeded ${c.succeeded ?? '?'}, failed ${c.failed ?? '?'}, ${c.aggregatedStatus ?? '?'}`).join(' vs ')}); the last one is used`,
           evidence: d.completions.map(loc),
         });

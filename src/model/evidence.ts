@@ -1,6 +1,6 @@
 import { compareInstants, diffMs } from '../journal/time.js';
 import type { FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
-import { TERMINAL_STATUSES, type Delegation, type SubRun } from './delegation.js';
+import { finalCompletion, TERMINAL_STATUSES, type Child, type Delegation, type SubRun } from './delegation.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
 
@@ -108,4 +108,24 @@ const ADMISSION_TIMEOUT = /\badmission\s+(?:timed[\s-]?out|time-?\s?out)\b/gi;
 export function isTimeoutError(error: string | null): boolean {
   if (!error) return false;
   return TIMEOUT_WORDING.test(error.replace(ADMISSION_TIMEOUT, ''));
+}
+
+/**
+ * A sequential delegation whose last started stage failed, and whose next stage never started
+ * with nothing to explain it: a failed stage falls through to the next (journal-format §9), and
+ * an admission or start failure of that stage would be counted in total_sub_runs. Null when it
+ * stopped another way (success, pause, cancel, unfinished) or the totals leave room for it.
+ */
+export function unexplainedSequentialStop(d: Delegation): { last: Child; next: string; started: number } | null {
+  if (d.pattern !== 'sequential' || !d.completed || !d.started || !hasSubRunEvents(d)) return null;
+  const started = startedChildren(d);
+  const ids = d.started.agentIds;
+  if (started.length === 0 || started.length >= ids.length) return null;
+  const last = started[started.length - 1];
+  const status = finalCompletion(last.final)?.status ?? null;
+  if (status === null || status === 'completed' || status === 'paused' || status === 'cancelled' || status === 'waiting') return null;
+  if (lastMarker(last.final, 'pause') || lastMarker(last.final, 'cancel_requested') || d.completed.aggregatedStatus === 'unfinished') return null;
+  const total = d.completed.totalSubRuns;
+  if (total === null || total > started.length) return null; // a start failure of the next stage, counted
+  return { last, next: ids[started.length], started: started.length };
 }

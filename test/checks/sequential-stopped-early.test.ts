@@ -49,6 +49,8 @@ testCheck('sequential-stopped-early', {
   valid: [
     // every stage ran: two failures fell through to a success
     'trap-all-stages-ran.jsonl',
+    // a failed stage, and the next never started with nothing counted for it: missing-start's error, not a stop by design
+    'missing-start/trigger-sequential-failed-stage.jsonl',
     // not sequential: pipeline and fan_out never "stop early"
     'agent-set-mismatch/trap-retry-same-agent.jsonl',
     'missing-start/trigger-vanished-agent.jsonl',

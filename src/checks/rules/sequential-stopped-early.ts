@@ -1,5 +1,5 @@
 import { finalStatus } from '../../model/delegation.js';
-import { hasSubRunEvents, lastMarker, loc, startedChildren } from '../../model/evidence.js';
+import { hasSubRunEvents, lastMarker, loc, startedChildren, unexplainedSequentialStop } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 export const sequentialStoppedEarly: Check = {
@@ -22,6 +22,7 @@ export const sequentialStoppedEarly: Check = {
     const started = startedChildren(d);
     const ids = d.started.agentIds;
     if (started.length === 0 || started.length >= ids.length) return out;
+    if (unexplainedSequentialStop(d)) return out; // not a stop by design: missing-start reports it
     const last = started[started.length - 1];
     const status = finalStatus(last.final);
     const pause = lastMarker(last.final, 'pause');

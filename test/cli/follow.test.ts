@@ -78,6 +78,17 @@ const subDone = (id: string, ts = iso()) => ev.subCompleted(ts, { delegation_id:
 const completed = (id: string, ts = iso()) => ev.completed(ts, { delegation_id: id, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `done ${id}` });
 const whole = (id: string) => [started(id), subStarted(id), subDone(id), completed(id)];
 
+/** A tree of one journal holding delegation `id` whole, followed as NDJSON until its report is out. */
+async function followingOne(id: string): Promise<{ dir: string; file: string; f: Follow }> {
+  const dir = tree();
+  const file = path.join(dir, 's-1.jsonl');
+  writeFileSync(file, journal(...whole(id)));
+  const f = follow(dir, ['--format', 'ndjson']);
+  await f.waitFor(READY, 15_000, 'stderr');
+  await f.waitFor(new RegExp(`"id":"${id}"`));
+  return { dir, file, f };
+}
+
 describe('--follow', () => {
   it('replays, then prints each delegation as it completes, waiting for a partial line to end', async () => {
     const dir = tree();
@@ -272,12 +283,7 @@ describe('--follow', () => {
   });
 
   it('reads a journal replaced by another file (written aside and renamed over it) from the start', async () => {
-    const dir = tree();
-    const file = path.join(dir, 's-1.jsonl');
-    writeFileSync(file, journal(...whole('d-a')));
-    const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
-    await f.waitFor(/"id":"d-a"/);
+    const { file, f } = await followingOne('d-a');
     // Larger than before, and different from its first byte: read from the old offset it would
     // start mid-line and lose d-replacing's start.
     writeFileSync(`${file}.tmp`, journal(...whole('d-replacing-with-a-longer-id'), ...whole('d-a')));
@@ -308,12 +314,7 @@ describe('--follow', () => {
   });
 
   it('reads a journal rewritten in place (cp over it, larger) from the start: its first bytes changed', async () => {
-    const dir = tree();
-    const file = path.join(dir, 's-1.jsonl');
-    writeFileSync(file, journal(...whole('d-a')));
-    const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
-    await f.waitFor(/"id":"d-a"/);
+    const { file, f } = await followingOne('d-a');
     writeFileSync(file, journal(...whole('d-rewritten-in-place-with-a-longer-id'), ...whole('d-b'))); // same inode
     await f.waitFor(/"id":"d-b"/);
     await sleep(300);

@@ -4,12 +4,12 @@ import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
 import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
-import { compareKeys, type EventIndex, type FileIds, type OrderKey } from './journal/event-index.js';
+import { compareKeys, type EventIndex, type FileIds } from './journal/event-index.js';
 import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
-import { ComponentMaterializer, streamDelegations, type ReportItem } from './model/component-stream.js';
+import { ComponentMaterializer, orderKey, streamDelegations, type ReportItem } from './model/component-stream.js';
 import { forgetScan } from './model/cross-index.js';
 import { hash53 } from './journal/id-hash.js';
 import { groupDelegations } from './model/group.js';
@@ -242,8 +242,7 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
   if (!read.cut) {
     const prepared = analysisOf(read, options, began);
     if (!(read.subset && prepared.selected.some(mayHaveUnreadStart))) return prepared;
-    read.scan.events.length = 0; // the subset cannot stand for the tree: index it whole
-    read.notes = read.notes.filter((n) => !n.startsWith(SUBSET_NOTE)); // it no longer applies
+    read.notes = read.notes.filter((n) => !n.startsWith(SUBSET_NOTE)); // the subset cannot stand for the tree: it is indexed whole
   }
   read.scan.events.length = 0; // the partial read is not used: free it before the whole tree
   const { roots, files, notes, index, scan } = await indexTree(options, { starts: true, tree: read });
@@ -281,7 +280,7 @@ export function newestGroup(index: EventIndex, files: readonly JournalFile[]): {
   let group: Delegation[] = [];
   let component = -1;
   for (let k = 0; k < newest.components.length; k++) {
-    if (best && compareKeys(newest.keys[k], startKey(best)) < 0) break; // no delegation there starts later
+    if (best && compareKeys(newest.keys[k], orderKey(best)) < 0) break; // no delegation there starts later
     const all = m.materialize(newest.components[k]);
     const top = newestStarted(all);
     if (top && (!best || delegationOrder(top, best) > 0)) {
@@ -302,12 +301,6 @@ function newestStarted(all: readonly Delegation[]): Delegation | null {
   let newest: Delegation | null = null;
   for (const d of all) if (d.started && (!newest || delegationOrder(d, newest) > 0)) newest = d;
   return newest;
-}
-
-/** A started delegation's place in the order of `last` (its start event's time, file and line). */
-function startKey(d: Delegation): OrderKey {
-  const s = d.started!;
-  return { ms: s.time!.ms, subNs: s.time!.subNs, fileIndex: s.fileIndex, line: s.line };
 }
 
 /** Files whose events carry `query` as a session id or as the start of a delegation id, or named after it as a session. */

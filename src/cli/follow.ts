@@ -122,6 +122,8 @@ class Follower {
   private readonly startedAt = Date.now();
   private readonly nowBase: number;
   private readonly staleAfterMs: number;
+  /** The options each report is built with (its `nowMs` set at print). */
+  private readonly reportOptions: AnalyzeOptions;
 
   constructor(
     private readonly target: string | undefined,
@@ -133,6 +135,9 @@ class Follower {
     this.cwd = o.cwd ?? process.cwd();
     this.nowBase = o.checkOptions?.nowMs ?? Date.now();
     this.staleAfterMs = o.checkOptions?.staleAfterMs ?? DEFAULT_CHECK_OPTIONS.staleAfterMs;
+    // target.query names what is followed ("--all" without a target), not "last".
+    const all = target === undefined || target === '';
+    this.reportOptions = { ...o, all, target: all ? undefined : target };
   }
 
   /** "now" moves with the wall clock, from --now / TRACE_DELEGATION_NOW when given. */
@@ -266,12 +271,11 @@ class Follower {
   /** A file the replay does not need: watched from its current size and modification time. */
   private addUnread(file: JournalFile): void {
     const fileIndex = this.tails.size;
-    // One that cannot be stat'ed now is read like any file once it can be.
     let st = null;
     try {
       st = statSync(file.path);
     } catch {
-      // read like any file once it can be stat'ed
+      // one that cannot be stat'ed now is read like any file once it can be
     }
     const size = st?.size ?? 0;
     this.tails.set(file.path, { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size, mtimeMs: st?.mtimeMs ?? 0, dev: st?.dev, ino: st?.ino, unreadUpTo: size });
@@ -527,9 +531,7 @@ class Follower {
   private print(d: Delegation, now: number): void {
     const fileSet = new Set(d.files);
     const files = this.fileStats().filter((f) => fileSet.has(f.file));
-    // target.query names what is followed ("--all" without a target), not "last".
-    const followed = this.target === undefined || this.target === '' ? { all: true, target: undefined } : { all: false, target: this.target };
-    const options = { ...this.settings.options, ...followed, checkOptions: { ...this.settings.options.checkOptions, nowMs: now } };
+    const options = { ...this.reportOptions, checkOptions: { ...this.reportOptions.checkOptions, nowMs: now } };
     // Checked against its linked group, as the streamed --all checks it, and the other groups'
     // outputs: one print costs its group, not a lookup table over every delegation followed.
     const all = this.groups.linkedTo(d);

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { SEVERITY_RANK, type Finding, type Severity } from '../checks/types.js';
 
 /** Everything main() touches of the outside world, so tests can run it in-process. */
 export interface CliIO {
@@ -11,6 +12,13 @@ export interface CliIO {
 }
 
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
+
+/** Exit 1 when any finding of the delegations shown is at or above the fail-on level. */
+export function exitCodeForFindings(delegations: readonly { findings: readonly Finding[] }[], failOn: Severity | 'none'): number {
+  if (failOn === 'none') return EXIT.ok;
+  const min = SEVERITY_RANK[failOn];
+  return delegations.some((d) => d.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) ? EXIT.findings : EXIT.ok;
+}
 
 /** A user-caused error: one sentence on stderr, exit 2, never a stack trace. */
 export class UsageError extends Error {

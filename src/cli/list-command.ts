@@ -5,9 +5,8 @@ import { safeTerminalText as safe } from '../format/terminal.js';
 import { parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
-import { SEVERITY_RANK, type Severity } from '../checks/types.js';
 import { rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
-import { EXIT, UsageError, type CliIO } from './io.js';
+import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
 
 export interface ListFlags extends ScanFlags {
@@ -47,7 +46,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
     const rows = chronological(newestFirst.slice(0, limit).reverse().map((d) => eventRows(d)));
     io.stdout.write(rows.map((r) => `${r}\n`).join(''));
-    return exitCodeForRows(newestFirst.slice(0, limit), failOn);
+    return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
   }
   // Loaded on first use: it costs every other command's start-up otherwise.
   const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3');
@@ -70,14 +69,8 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     ]);
   }
   io.stdout.write(`${table.toString()}\n${recent ? recentFooter(newestFirst.length, recent) : `${newestFirst.length} of ${total} delegations, newest first`}\n`);
-  return exitCodeForRows(newestFirst.slice(0, limit), failOn);
-}
-
-/** As for a report: exit 1 when a delegation shown has a finding at or above --fail-on. */
-function exitCodeForRows(shown: readonly DelegationReport[], failOn: Severity | 'none'): number {
-  if (failOn === 'none') return EXIT.ok;
-  const min = SEVERITY_RANK[failOn];
-  return shown.some((d) => d.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) ? EXIT.findings : EXIT.ok;
+  // As for a report: exit 1 when a delegation shown has a finding at or above --fail-on.
+  return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
 }
 
 /** What a recent-first list read, and what that leaves out. */

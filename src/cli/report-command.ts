@@ -1,12 +1,12 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
 import { writeFileSync } from 'node:fs';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
-import { SEVERITY_RANK, type Severity } from '../checks/types.js';
+import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
 import { rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
-import { EXIT, UsageError, type CliIO } from './io.js';
+import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
 
@@ -31,9 +31,7 @@ function parseJobs(v: string | undefined): number | undefined {
 
 /** Exit 1 when any finding is at or above the fail-on level. */
 export function exitCodeFor(report: TraceReport, failOn: Severity | 'none'): number {
-  if (failOn === 'none') return EXIT.ok;
-  const min = SEVERITY_RANK[failOn];
-  return report.delegations.some((d) => d.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) ? EXIT.findings : EXIT.ok;
+  return exitCodeForFindings(report.delegations, failOn);
 }
 
 interface FormatRegistry {

@@ -91,10 +91,9 @@ export async function scanRecentFirst(
   // Each delegation's start seen so far (id and parent run: a start journaled twice is one
   // delegation, at its first start); S is the `count`-th newest of them once there are `count`.
   const firstStart = new Map<string, { time: Instant; ts: string }>();
-  let nthStart: { time: Instant; ts: string } | null = null;
-  const nth = () => nthStart;
+  let nth = null as { time: Instant; ts: string } | null; // set by readUnits (a cast: no narrowing to null)
   const updateNth = () => {
-    if (firstStart.size >= count) nthStart = [...firstStart.values()].sort((a, b) => compareInstants(b.time, a.time))[count - 1];
+    if (firstStart.size >= count) nth = [...firstStart.values()].sort((a, b) => compareInstants(b.time, a.time))[count - 1];
   };
   let fullReason: string | null = null;
   let readBytes = 0;
@@ -133,7 +132,7 @@ export async function scanRecentFirst(
   };
 
   while (next < units.length) {
-    const s = nth();
+    const s = nth;
     const cutoff: number | null = s && !fullReason ? s.time.ms - MTIME_MARGIN_MS : null;
     if (cutoff !== null && units[next].mtimeMs < cutoff) break;
     if (readBytes >= maxBytes || keptEvents >= maxEvents) {
@@ -162,5 +161,5 @@ export async function scanRecentFirst(
     scan.files.push(o.stats);
     for (const e of o.events) scan.events.push(e);
   }
-  return { scan, read: outputs.size, total: files.length, newestStart: fullReason ? null : (nth()?.ts ?? null), fullReason };
+  return { scan, read: outputs.size, total: files.length, newestStart: fullReason ? null : (nth?.ts ?? null), fullReason };
 }

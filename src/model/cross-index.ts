@@ -93,15 +93,17 @@ function addRef(map: Map<string, PreviewRef[]>, key: string, ref: PreviewRef): v
   else map.set(key, [ref]);
 }
 
-/** Every completion's output preview of a delegation list. */
-export const previewIndex = memoPerScan((all): PreviewTables => {
-  const tables: PreviewTables = { byText: new Map(), byPrefix: new Map() };
-  eachPreview(all, (ref, prefix) => {
+/** Adds the previews of `delegations` to `tables`. */
+function addPreviews(tables: PreviewTables, delegations: Iterable<Delegation>): PreviewTables {
+  eachPreview(delegations, (ref, prefix) => {
     addRef(tables.byText, ref.text, ref);
     if (prefix !== null) addRef(tables.byPrefix, prefix, ref);
   });
   return tables;
-});
+}
+
+/** Every completion's output preview of a delegation list. */
+export const previewIndex = memoPerScan((all): PreviewTables => addPreviews({ byText: new Map(), byPrefix: new Map() }, all));
 
 /**
  * The previews of a changing set of delegations (follow mode): groups of delegations come and go
@@ -111,10 +113,7 @@ export class PreviewRegistry {
   private readonly tables: PreviewTables = { byText: new Map(), byPrefix: new Map() };
 
   add(delegations: Iterable<Delegation>): void {
-    eachPreview(delegations, (ref, prefix) => {
-      addRef(this.tables.byText, ref.text, ref);
-      if (prefix !== null) addRef(this.tables.byPrefix, prefix, ref);
-    });
+    addPreviews(this.tables, delegations);
   }
 
   remove(delegations: readonly Delegation[]): void {

@@ -49,6 +49,22 @@ function delegation(id: string, t: number, status = 'completed') {
 }
 
 /**
+ * s-1.jsonl: `xLines` (d-x's, 3 days old), then d-x started again by its parent run an hour ago;
+ * s-2.jsonl: d-y, a day old. `last` read through the index (no room for recent events) and whole
+ * in memory.
+ */
+async function restartedX(root: string, xLines: string[]) {
+  const y = delegation('d-y', NOW - DAY);
+  const again = ev.started(iso(NOW - 3600_000), { delegation_id: 'd-x', parent_run_id: 'p-d-x', pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] });
+  put(root, 's-1.jsonl', [...xLines, again], NOW);
+  put(root, 's-2.jsonl', [...y.head, ...y.runs, ...y.tail], NOW);
+  const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+  const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+  const indexed = await written(await prepareLast(options, 0), options, 'json');
+  return { inMemory, indexed };
+}
+
+/**
  * Twelve sessions over twelve days. The newest delegation (d-new) starts in the newest session and
  * its sub-runs land in another session file (the tracker's), both written after it started. An
  * older session, still written to later, is modified after d-new started too.
@@ -231,13 +247,7 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     // between and is the newest delegation: the group rebuilt first does not hold the answer.
     // (A repeat after d-x's completion would be a new delegation, and the newest.)
     const x = delegation('d-x', NOW - 3 * DAY);
-    const y = delegation('d-y', NOW - DAY);
-    const repeat = ev.started(iso(NOW - 3600_000), { delegation_id: 'd-x', parent_run_id: 'p-d-x', pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] });
-    put(root, 's-1.jsonl', [...x.head, ...x.runs, repeat], NOW);
-    put(root, 's-2.jsonl', [...y.head, ...y.runs, ...y.tail], NOW);
-    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
-    const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
-    const indexed = await written(await prepareLast(options, 0), options, 'json');
+    const { inMemory, indexed } = await restartedX(root, [...x.head, ...x.runs]);
     expect(JSON.parse(indexed.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-y']);
     expect(indexed).toEqual(inMemory);
   });
@@ -246,13 +256,7 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
     dirs.push(root);
     const x = delegation('d-x', NOW - 3 * DAY);
-    const y = delegation('d-y', NOW - DAY);
-    const again = ev.started(iso(NOW - 3600_000), { delegation_id: 'd-x', parent_run_id: 'p-d-x', pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] });
-    put(root, 's-1.jsonl', [...x.head, ...x.runs, ...x.tail, again], NOW);
-    put(root, 's-2.jsonl', [...y.head, ...y.runs, ...y.tail], NOW);
-    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
-    const inMemory = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
-    const indexed = await written(await prepareLast(options, 0), options, 'json');
+    const { inMemory, indexed } = await restartedX(root, [...x.head, ...x.runs, ...x.tail]);
     expect(JSON.parse(indexed.out).delegations.map((d: { key: string }) => d.key)).toEqual(['d-x#2']);
     expect(indexed).toEqual(inMemory);
   });

@@ -36,10 +36,10 @@ export const contractMergeMismatch: ContractCheck = {
     const join = d.completed;
     // What the merge had: the results settled by the join (a late result was not in it: late-result).
     const successes = children.filter((c) => succeededAtJoin(c.final, join));
-    const outputs = successes.flatMap((c) => {
-      const done = settledAtJoin(c.final, join)!;
+    const settled = successes.map((c) => ({ child: c, done: settledAtJoin(c.final, join)! }));
+    const outputs = settled.flatMap(({ child, done }) => {
       const p = done.outputPreview;
-      return typeof p === 'string' && p.trim() ? [{ child: c, text: p, done }] : [];
+      return typeof p === 'string' && p.trim() ? [{ child, text: p, done }] : [];
     });
     const outputEvidence: Location[] = outputs.map((o) => loc(o.done));
     const preview = join?.aggregatedOutputPreview;
@@ -56,7 +56,7 @@ export const contractMergeMismatch: ContractCheck = {
     if (aggregates && strategy === 'aggregate' && typeof preview === 'string' && !truncated(preview) && resultsJoined === 1 && outputs.length >= 2)
       say(`merge_plan.strategy is aggregate, but the aggregate holds one result while ${outputs.length} sub-runs succeeded with output (FirstSuccess or Consensus)`, [loc(join), ...outputEvidence]);
     // FirstSuccess keeps the first success's output, which may be None (Gen A, journal-format §3.4).
-    const firstSettled = successes.map((c) => settledAtJoin(c.final, join)!).sort((x, y) => (x.time && y.time ? compareInstants(x.time, y.time) : 0))[0];
+    const firstSettled = settled.map((s) => s.done).sort((x, y) => (x.time && y.time ? compareInstants(x.time, y.time) : 0))[0];
     const firstIsBlank = strategy === 'first_wins' && !!firstSettled && !(typeof firstSettled.outputPreview === 'string' && firstSettled.outputPreview.trim());
     if (aggregates && preview === null && outputs.length >= 1 && strategy !== 'consensus' && !firstIsBlank)
       say(`merge_plan.strategy is ${strategy}, but the aggregate is empty although ${outputs.length} sub-run${outputs.length === 1 ? '' : 's'} succeeded with output`, [loc(join), ...outputEvidence]);

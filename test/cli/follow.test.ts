@@ -54,7 +54,9 @@ function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follo
           }
         }, 50);
       }),
-    stop: () => {
+    stop: async () => {
+      // Ctrl-C is the follower's only once the replay is over (before, it ends the run the default way).
+      while (child.exitCode === null && !READY.test(err)) await sleep(50);
       child.kill('SIGINT');
       return exited;
     },

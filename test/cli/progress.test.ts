@@ -178,7 +178,7 @@ describe('progress through the CLI', () => {
         quiet,
       });
       // The replay is over once its reports are out (and, unless quiet, the notice).
-      for (let i = 0; i < 200 && !(quiet ? out.text : err.text).includes(quiet ? 'Delegation Trace' : 'following'); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 1500 && !(quiet ? out.text : err.text).includes(quiet ? 'Delegation Trace' : 'following'); i++) await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, 50));
       stop.abort();
       expect(await running).toBe(0);

@@ -197,8 +197,8 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   const { began, roots, files, index, scan, notes } = await indexTree(options, { fileIds: true });
   const query = options.target;
   const sessionFiles = filesBySession(files.map((f) => f.display));
-  const hash = query.indexOf('#'); // a key: `id#2`
-  const plan = { view: index.view(), ...index.components(hash > 0 ? [hash53(query), hash53(query.slice(0, hash))] : [hash53(query)], filesNaming(query, index.fileIds, files)) };
+  const { linkedTo, inFiles } = targetLinks(query, index.fileIds, files);
+  const plan = { view: index.view(), ...index.components(linkedTo, inFiles) };
   const matches = targetCandidate(query, sessionFiles);
   const m = new ComponentMaterializer(plan, files);
   const groupOf = new Map<Delegation, Delegation[]>();
@@ -301,6 +301,15 @@ function newestStarted(all: readonly Delegation[]): Delegation | null {
   let newest: Delegation | null = null;
   for (const d of all) if (d.started && (!newest || delegationOrder(d, newest) > 0)) newest = d;
   return newest;
+}
+
+/**
+ * What can hold a named target's matches, for EventIndex.components: the id hashes of the query
+ * (and of a key's delegation id: `id#2`), and the files that carry it as a session or id prefix.
+ */
+export function targetLinks(query: string, fileIds: readonly FileIds[], files: readonly JournalFile[]): { linkedTo: number[]; inFiles: Set<number> } {
+  const hash = query.indexOf('#');
+  return { linkedTo: hash > 0 ? [hash53(query), hash53(query.slice(0, hash))] : [hash53(query)], inFiles: filesNaming(query, fileIds, files) };
 }
 
 /** Files whose events carry `query` as a session id or as the start of a delegation id, or named after it as a session. */

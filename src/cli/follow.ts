@@ -1,18 +1,19 @@
 import { closeSync, createReadStream, existsSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
-import { ambiguousTarget, buildTraceReport, newestGroup, type AnalyzeOptions } from '../analyze.js';
+import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
-import { compareKeys, type OrderKey } from '../journal/event-index.js';
+import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
-import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto } from '../journal/scan-file.js';
+import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
 import { registerForeignPreviews } from '../model/cross-index.js';
+import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
@@ -92,8 +93,14 @@ class Follower {
   private readonly cwd: string;
   private readonly tails = new Map<string, Tail>();
   private readonly seenByPair = new Map<string, Map<string, number>>();
-  /** Every event read, in groups of linked delegations: a change regroups only the groups it touches. */
+  /** Every event held, in groups of linked delegations: a change regroups only the groups it touches. */
   private readonly groups = new LinkedGroups();
+  /** While the replay of every file is read (all but `last`): where its events go instead of memory. */
+  private index: EventIndex | null = null;
+  /** The index records of the file being read (a chunk a file, as the streamed `--all` adds them). */
+  private builder: IndexChunkBuilder | null = null;
+  /** The replay's groups that are not held in memory, woken by a new event that links to them. */
+  private dormant: DormantComponents | null = null;
   private delegations: Delegation[] = [];
   /** Printed delegations, with how many events they had then: later ones (a late result, a retry) print it again. */
   private readonly printed = new Map<string, number>();
@@ -149,18 +156,25 @@ class Follower {
     const files = await discoverJournals(this.roots, this.cwd);
     // A long replay shows the scan's progress line on a terminal, erased before the first report.
     const progress = createProgress(this.io.stderr, { quiet: this.settings.quiet, env: this.settings.options.env });
+    // `last` replays a few files; any other replay may be the whole tree: indexed, not held.
+    const indexed = this.target !== 'last';
+    if (indexed) this.index = new EventIndex();
     try {
       const replayed = await this.replaySet(files, progress?.onFile);
       let bytes = 0;
       for (let i = 0; i < files.length; i++) {
-        if (replayed.has(i)) bytes += (await this.add(files[i])).scanner.stats.bytes;
-        else this.addUnread(files[i]);
+        if (replayed.has(i)) {
+          if (indexed) this.builder = new IndexChunkBuilder({ fileIds: !this.all() });
+          bytes += (await this.add(files[i])).scanner.stats.bytes;
+          if (indexed) this.index!.add(this.builder!.finish());
+        } else this.addUnread(files[i]);
         progress?.onFile(i + 1, files.length, bytes);
       }
     } finally {
       progress?.finish();
     }
-    this.collect();
+    if (indexed) this.replayIndexed(files);
+    else this.collect();
     this.rejectAmbiguousTarget();
     this.evaluate();
     this.replayKeys = new Set(this.delegations.map((d) => d.key));
@@ -168,6 +182,35 @@ class Follower {
     const pollMs = this.settings.pollMs ?? 1000;
     this.timer = setInterval(() => this.kick(++this.polls % REDISCOVER_EVERY === 0), pollMs);
     this.fileCount = files.length;
+  }
+
+  private all(): boolean {
+    return this.target === undefined || this.target === '';
+  }
+
+  /**
+   * Ends an indexed replay. Without a target, every delegation of the replay is considered in
+   * report order (reported when complete, or stale), one group of linked delegations at a time,
+   * and only the groups with an open delegation stay in memory. A named target holds the groups
+   * that can hold its matches (as the streamed named target finds them); evaluate() picks them.
+   */
+  private replayIndexed(files: readonly JournalFile[]): void {
+    const index = this.index!;
+    this.index = this.builder = null;
+    for (const tail of this.tails.values()) tail.scanner.detachSink(); // from now on, events are live
+    const named = this.all() ? null : targetLinks(this.target!, index.fileIds, files);
+    const dormant = (this.dormant = new DormantComponents(index, files, named?.linkedTo, named?.inFiles));
+    if (named) {
+      for (const c of dormant.linked) this.groups.add(dormant.wake(c));
+      return;
+    }
+    const now = this.now();
+    const open = new Set<number>();
+    for (const { delegation, all, component } of dormant.replay()) {
+      this.consider(delegation, now, all);
+      if (delegation.started && !delegation.completed) open.add(component); // it may go stale: evaluated at each poll
+    }
+    for (const c of open) this.groups.add(dormant.wake(c));
   }
 
   /** A prefix of several ids when the replay ends is refused as the plain command refuses it (exit 2, candidates listed). */
@@ -284,7 +327,10 @@ class Follower {
   private newScanner(file: JournalFile, fileIndex: number): LineScanner {
     let seen = this.seenByPair.get(file.pairKey);
     if (!seen) this.seenByPair.set(file.pairKey, (seen = new Map()));
-    return new LineScanner({ display: file.display, fileIndex, seen });
+    if (!this.index) return new LineScanner({ display: file.display, fileIndex, seen });
+    // An indexed replay: a plain journal's lines are read again by offset, an archive's are copied.
+    const sink: EventSink = (e, buf, start, end, offset) => this.builder!.add(e, buf, start, end, offset);
+    return new LineScanner({ display: file.display, fileIndex, seen, sink }, undefined, 0, { rereadable: !isGzipPath(file.path) });
   }
 
   /** Drops what a file gave so far (truncated, replaced, or an archive rewritten) and reads it again. */
@@ -303,6 +349,7 @@ class Follower {
   /** Drops a file's events and the digests of its lines, to read it from the start. */
   private forget(tail: Tail): void {
     this.groups.removeFile(tail.fileIndex);
+    this.dormant?.forgetFile(tail.fileIndex);
     const seen = this.seenByPair.get(tail.file.pairKey);
     if (seen) for (const [digest, file] of seen) if (file === tail.fileIndex) seen.delete(digest);
     tail.scanner = this.newScanner(tail.file, tail.fileIndex);
@@ -391,15 +438,24 @@ class Follower {
   private markLateReplay(tail: Tail): void {
     const events = tail.scanner.takeEvents();
     for (const e of events) this.lateReplay.add(e);
-    this.groups.add(events);
+    this.hold(events);
   }
 
   /** Moves newly parsed events from the tails into the event list. */
   private collect(): void {
     for (const tail of this.tails.values()) {
       const fresh = tail.scanner.takeEvents();
-      if (fresh.length) this.groups.add(fresh);
+      if (fresh.length) this.hold(fresh);
     }
+  }
+
+  /** Holds new events, with the dormant groups of the replay they link to. */
+  private hold(events: JournalEvent[]): void {
+    if (this.dormant) {
+      const woken = this.dormant.wakeLinked(events);
+      if (woken.length) this.groups.add(woken);
+    }
+    this.groups.add(events);
   }
 
   /** Watches the roots and every journal folder; polling covers what events miss. */
@@ -501,41 +557,55 @@ class Follower {
       this.lateReplay.clear();
     }
     const now = this.now();
-    for (const d of this.followed()) {
-      const printedWith = this.printed.get(d.key);
-      if (printedWith !== undefined) {
-        if (d.events.length <= printedWith) continue;
-        // Events after its report: a result that missed the join, a retry, a second completion.
-        const more = d.events.length - printedWith;
-        this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
-        this.printed.set(d.key, d.events.length);
-        this.print(d, now);
-        continue;
-      }
-      if (d.completed) {
-        this.printed.set(d.key, d.events.length);
-        this.print(d, now);
-        continue;
-      }
-      if (!d.started) continue; // an orphan: nothing says when it would be complete
-      const newest = newestEventMs(d);
-      if (newest === null || now - newest < this.staleAfterMs) continue;
-      const warnedAt = this.staleAt.get(d.key);
-      if (warnedAt !== undefined && warnedAt >= newest) continue; // already said, and nothing new since
-      this.staleAt.set(d.key, newest);
-      this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and no new event for ${Math.round((now - newest) / 1000)}s (--stale-after ${Math.round(this.staleAfterMs / 1000)}s)\n`);
-      this.print(d, now);
-    }
+    for (const d of this.followed()) this.consider(d, now);
   }
 
-  private print(d: Delegation, now: number): void {
+  /**
+   * Prints d's report when it is due: completed, events since its report (a result that missed
+   * the join, a retry, a second completion), or open with no new event for --stale-after.
+   * `all`: its group, when the caller has it (the replay).
+   */
+  private consider(d: Delegation, now: number, all?: Delegation[]): void {
+    const printedWith = this.printed.get(d.key);
+    if (printedWith !== undefined) {
+      if (d.events.length <= printedWith) return;
+      const more = d.events.length - printedWith;
+      this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
+      this.printed.set(d.key, d.events.length);
+      this.print(d, now, all);
+      return;
+    }
+    if (d.completed) {
+      this.printed.set(d.key, d.events.length);
+      this.print(d, now, all);
+      return;
+    }
+    if (!d.started) return; // an orphan: nothing says when it would be complete
+    const newest = newestEventMs(d);
+    if (newest === null || now - newest < this.staleAfterMs) return;
+    const warnedAt = this.staleAt.get(d.key);
+    if (warnedAt !== undefined && warnedAt >= newest) return; // already said, and nothing new since
+    this.staleAt.set(d.key, newest);
+    this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and no new event for ${Math.round((now - newest) / 1000)}s (--stale-after ${Math.round(this.staleAfterMs / 1000)}s)\n`);
+    this.print(d, now, all);
+  }
+
+  /** d's linked group, its checks searching the outputs of the other groups, held or dormant. */
+  private linkedGroup(d: Delegation): Delegation[] {
+    const all = this.groups.linkedTo(d);
+    const held = this.groups.foreignPreviews(all);
+    const dormant = this.dormant;
+    registerForeignPreviews(all, dormant ? (texts) => [...held(texts), ...dormant.previews(texts)] : held);
+    return all;
+  }
+
+  private print(d: Delegation, now: number, group?: Delegation[]): void {
     const fileSet = new Set(d.files);
     const files = this.fileStats().filter((f) => fileSet.has(f.file));
     const options = { ...this.reportOptions, checkOptions: { ...this.reportOptions.checkOptions, nowMs: now } };
     // Checked against its linked group, as the streamed --all checks it, and the other groups'
     // outputs: one print costs its group, not a lookup table over every delegation followed.
-    const all = this.groups.linkedTo(d);
-    registerForeignPreviews(all, this.groups.foreignPreviews(all));
+    const all = group ?? this.linkedGroup(d);
     const report = buildTraceReport({ events: d.events, files }, { delegations: all, selected: [d], kind: 'follow' }, options);
     // Text blocks are separated by a blank line, as in a multi-delegation report.
     const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';

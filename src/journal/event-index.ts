@@ -449,7 +449,8 @@ export class EventIndex {
   components(
     linkedTo: readonly number[] = [],
     inFiles: ReadonlySet<number> = new Set(),
-  ): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[]; newest: NewestStarts | null } {
+    { idTable = false }: { idTable?: boolean } = {},
+  ): { components: ComponentTable; full: PreviewTable; prefix: PreviewTable; linked: number[]; newest: NewestStarts | null; componentOfId: NumberTable | null } {
     if (this.ended) throw new Error('EventIndex.components() is called once');
     this.sealArena();
     const n = this.fileIndex.size;
@@ -529,12 +530,19 @@ export class EventIndex {
       if (node !== undefined) linked.add(rank[compOfRoot[this.find(node)]]);
     }
     if (inFiles.size) for (let i = 0; i < n; i++) if (inFiles.has(this.fileIndex.get(i))) linked.add(rank[compOfRecord[i]]);
+    // Follow mode links new events to the components of the replay by their ids' hashes.
+    let componentOfId: NumberTable | null = null;
+    if (idTable) {
+      componentOfId = this.ids;
+      componentOfId.mapValues((node) => rank[compOfRoot[this.find(node)]]);
+    }
     const result = {
       components: table,
       full: previews(this.previewFull),
       prefix: previews(this.previewPrefix),
       linked: [...linked].sort((a, b) => a - b),
       newest: this.starts && this.newestStarts(this.starts, (r) => rank[compOfRecord[r]]),
+      componentOfId,
     };
     this.ended = true;
     this.ids = new NumberTable(0);

@@ -117,6 +117,12 @@ export class NumberTable {
     return v;
   }
 
+  /** Replaces every value v by f(v) (node numbers by what they stand for, say). */
+  mapValues(f: (v: number) => number): void {
+    if (this.zeroValue !== undefined) this.zeroValue = f(this.zeroValue);
+    for (let i = 0; i <= this.mask; i++) if (this.keys.get(i) !== 0) this.values.set(i, f(this.values.get(i)));
+  }
+
   private grow(): void {
     const { keys, values } = this;
     const old = this.mask + 1;

@@ -158,6 +158,8 @@ export class LineScanner {
   private skippedEndsWithCR = false;
   /** The time of the last timed event read from this file (untimed ones are placed after it). */
   private lastTime: Instant | null = null;
+  /** Where events go instead of `events` (an index builder), until detachSink(). */
+  private sink: EventSink | undefined;
 
   constructor(
     readonly input: Omit<ScanFileInput, 'path'>,
@@ -168,6 +170,12 @@ export class LineScanner {
   ) {
     this.lineNo = startLine;
     this.rereadable = rereadable;
+    this.sink = input.sink;
+  }
+
+  /** From now on events are kept in `events` (follow mode: the replay went to an index, what comes next is live). */
+  detachSink(): void {
+    this.sink = undefined;
   }
 
   /** Bytes received but not yet consumed because their line has no newline yet. */
@@ -370,7 +378,7 @@ export class LineScanner {
         stats.badTimestampLines++;
         e.after = this.lastTime;
       }
-      const sink = this.input.sink;
+      const sink = this.sink;
       if (sink) sink(result.event, buf, start, end, this.rereadable ? this.lineBase + start : -1);
       else this.events.push(result.event);
     }

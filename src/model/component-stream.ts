@@ -20,6 +20,11 @@ export interface ReportItem {
   all: Delegation[];
 }
 
+/** A streamed item, with the component (of the event index) its delegations came from. */
+export interface ComponentItem extends ReportItem {
+  component: number;
+}
+
 /** Lines closer than this are read with one call (one copy of the gap costs less than a call). */
 const MAX_GAP = 16 * 1024;
 /**
@@ -41,9 +46,13 @@ class RecordReader {
   constructor(
     private readonly index: IndexView,
     private readonly files: readonly Pick<JournalFile, 'path' | 'display'>[],
+    /** Files whose lines are no longer read back (follow mode reads a rewritten journal again, from its start). */
+    private readonly skipFiles: ReadonlySet<number> = new Set(),
   ) {}
 
+  /** The events of `records`, but for those in a file of `skipFiles`. */
   events(records: Int32Array): JournalEvent[] {
+    const { skipFiles } = this;
     const { index } = this;
     const out: JournalEvent[] = [];
     // The component's plain records: file, offset and length, read once from the paged columns.
@@ -52,6 +61,7 @@ class RecordReader {
     const off: number[] = [];
     const len: number[] = [];
     for (const r of records) {
+      if (skipFiles.size && skipFiles.has(index.fileIndex.get(r))) continue;
       const o = index.offset.get(r);
       if (o < 0) {
         const line = index.archived(r); // an archived line, copied at scan time
@@ -179,8 +189,9 @@ export class ComponentMaterializer {
   constructor(
     private readonly plan: ComponentPlan,
     files: readonly Pick<JournalFile, 'path' | 'display'>[],
+    skipFiles?: ReadonlySet<number>,
   ) {
-    this.reader = new RecordReader(plan.view, files);
+    this.reader = new RecordReader(plan.view, files, skipFiles);
   }
 
   get count(): number {
@@ -198,18 +209,29 @@ export class ComponentMaterializer {
 
   /** Component c's delegations in delegationOrder; the array is their `all`. */
   materialize(c: number): Delegation[] {
-    const all = groupDelegations(this.reader.events(this.plan.components.recordsOf(c))).sort(delegationOrder);
-    registerForeignPreviews(all, (texts) => this.foreignPreviews(c, texts));
+    const all = groupDelegations(this.eventsOf(c)).sort(delegationOrder);
+    registerForeignPreviews(all, (texts) => this.previewsOutside(texts, (other) => other === c));
     return all;
   }
 
-  private foreignPreviews(self: number, texts: readonly string[]): PreviewRef[] {
+  /** Component c's events, read again from their lines. */
+  eventsOf(c: number): JournalEvent[] {
+    return this.reader.events(this.plan.components.recordsOf(c));
+  }
+
+  /** Forgets the components kept for preview lookups (their lines changed). */
+  forgetCached(): void {
+    this.foreignCache.clear();
+  }
+
+  /** Output previews matching `texts` in the components `skip` does not exclude. */
+  previewsOutside(texts: readonly string[], skip: (component: number) => boolean): PreviewRef[] {
     const found: PreviewRef[] = [];
     for (const c of componentsMatching(this.plan.full, this.plan.prefix, texts)) {
-      if (c === self) continue;
+      if (skip(c)) continue;
       let all = this.foreignCache.get(c);
       if (!all) {
-        all = groupDelegations(this.reader.events(this.plan.components.recordsOf(c)));
+        all = groupDelegations(this.eventsOf(c));
         if (this.foreignCache.size >= 64) this.foreignCache.delete(this.foreignCache.keys().next().value!);
         this.foreignCache.set(c, all);
       }
@@ -242,40 +264,45 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
   function* items(): Generator<ReportItem> {
     // Closed however the caller stops: a `break` out of the loop runs the finally too.
     try {
-      yield* mergeInOrder();
+      yield* mergeComponents(m, (c) => (materialized = c + 1));
     } finally {
       m.close();
     }
   }
-  function* mergeInOrder(): Generator<ReportItem> {
-    // A k-way merge: a delegation is due once no unread component can hold an earlier one.
-    let pending: ReportItem[] = [];
-    let head = 0;
-    // Delegations of each component not yet reported: at 0 its caches are dropped.
-    const left = new Map<Delegation[], number>();
-    for (let c = 0; c <= m.count; c++) {
-      const bound = c < m.count ? m.lowerBound(c) : null;
-      while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) {
-        const item = pending[head++];
-        yield item;
-        const n = left.get(item.all)! - 1;
-        if (n > 0) left.set(item.all, n);
-        else {
-          left.delete(item.all);
-          forgetScan(item.all);
-        }
-      }
-      if (!bound) break;
-      const all = m.materialize(c);
-      materialized = c + 1;
-      if (all.length) left.set(all, all.length);
-      else forgetScan(all);
-      pending = pending.slice(head).concat(all.map((delegation) => ({ delegation, all })));
-      head = 0;
-      pending.sort((a, b) => delegationOrder(a.delegation, b.delegation));
-    }
-  }
   return { items: items(), changedLines: () => m.changedLines, progress: () => ({ done: materialized, total: m.count }) };
+}
+
+/**
+ * Every delegation of m's components in delegationOrder, each with its component's delegations.
+ * A k-way merge: a delegation is due once no unread component can hold an earlier one. A
+ * component's lookups are dropped once its last delegation has been taken.
+ */
+export function* mergeComponents(m: ComponentMaterializer, onMaterialized: (c: number) => void = () => {}): Generator<ComponentItem> {
+  let pending: ComponentItem[] = [];
+  let head = 0;
+  // Delegations of each component not yet reported: at 0 its caches are dropped.
+  const left = new Map<Delegation[], number>();
+  for (let c = 0; c <= m.count; c++) {
+    const bound = c < m.count ? m.lowerBound(c) : null;
+    while (head < pending.length && (!bound || compareKeys(orderKey(pending[head].delegation), bound) < 0)) {
+      const item = pending[head++];
+      yield item;
+      const n = left.get(item.all)! - 1;
+      if (n > 0) left.set(item.all, n);
+      else {
+        left.delete(item.all);
+        forgetScan(item.all);
+      }
+    }
+    if (!bound) break;
+    const all = m.materialize(c);
+    onMaterialized(c);
+    if (all.length) left.set(all, all.length);
+    else forgetScan(all);
+    pending = pending.slice(head).concat(all.map((delegation) => ({ delegation, all, component: c })));
+    head = 0;
+    pending.sort((a, b) => delegationOrder(a.delegation, b.delegation));
+  }
 }
 
 /** Components holding a preview equal to a text, or (40+ units) starting at some position of one. */

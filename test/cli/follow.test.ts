@@ -401,6 +401,55 @@ describe('--follow', () => {
     expect(again.findings.map((x: { id: string }) => x.id)).not.toContain('missing-completion');
   });
 
+  it('wakes a delegation reported during the replay when a late event links to it, from another journal', async () => {
+    // The replay is kept as an index: d-late's events are read again from s-1 when the result that
+    // missed its join arrives in s-2, and its second report is the one --all gives.
+    const dir = tree();
+    const t0 = Date.now() - 60_000;
+    const at = (s: number) => iso(t0 + s * 1000);
+    const run = (agent: string, s: number) => ev.subStarted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, parent_run_id: 'p-late', agent_id: agent });
+    const done = (agent: string, s: number) => ev.subCompleted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, agent_id: agent, status: 'completed', output_preview: `${agent} out` });
+    writeFileSync(
+      path.join(dir, 's-1.jsonl'),
+      journal(
+        ev.started(at(0), { delegation_id: 'd-late', parent_run_id: 'p-late', pattern: 'fan_out', agent_ids: ['coder', 'tester'] }),
+        run('coder', 1),
+        run('tester', 1),
+        done('coder', 2),
+        ev.completed(at(5), { delegation_id: 'd-late', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' }),
+        ...whole('d-other'),
+      ),
+    );
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    expect(f.out().match(/"id":"d-late"/g)).toHaveLength(1);
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(done('tester', 8)));
+    await f.waitFor(/delegation d-late has 1 new event since its report: reported again/, 15_000, 'stderr');
+    await f.waitFor(/late-result[\s\S]*\n/);
+    expect(await f.stop()).toBe(0);
+    const [first, other, again] = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect([first.id, other.id, again.id]).toEqual(['d-late', 'd-other', 'd-late']);
+    expect(first.findings.map((x: { id: string }) => x.id)).toContain('missing-completion');
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const expected = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(again).toEqual(expected.find((d: { id: string }) => d.id === 'd-late'));
+    expect(again.timeline).toHaveLength(6); // each replayed event once, and the late one
+  });
+
+  it('does not read a rewritten journal\'s replayed lines back: its events come from the new read once', async () => {
+    const { file, f } = await followingOne('d-a');
+    // The same lines and more, renamed over it: read again from the start, d-a's four events are
+    // the new read's; the replay's copies of them are left out.
+    writeFileSync(`${file}.tmp`, readFileSync(file, 'utf8') + journal(...whole('d-next')));
+    renameSync(`${file}.tmp`, file);
+    await f.waitFor(/"id":"d-next"/);
+    await sleep(400);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(printed.map((d: { id: string }) => d.id), f.err()).toEqual(['d-a', 'd-next']);
+    expect(f.err()).not.toMatch(/reported again/);
+  });
+
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-ab1'), ...whole('d-ab2')));

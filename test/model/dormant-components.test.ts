@@ -1,0 +1,72 @@
+// Follow mode keeps its replay as an event index: dormant groups of linked delegations, woken
+// by a new event that shares an id with them (src/model/dormant-components.ts).
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { discoverJournals } from '../../src/journal/discover.js';
+import { indexJournalsParallel } from '../../src/journal/parallel.js';
+import type { JournalEvent } from '../../src/journal/types.js';
+import { streamDelegations } from '../../src/model/component-stream.js';
+import type { Delegation } from '../../src/model/delegation.js';
+import { DormantComponents } from '../../src/model/dormant-components.js';
+import { FIXTURES, ROOT } from '../helpers/cli.js';
+
+async function indexed(tree: string) {
+  const files = await discoverJournals([path.join(FIXTURES, tree)], ROOT);
+  const { index } = await indexJournalsParallel(files, { jobs: 1 });
+  return { files, index };
+}
+
+const keysOf = (all: readonly Delegation[]) => all.map((d) => d.key);
+const lineOf = (e: JournalEvent) => `${e.fileIndex}:${e.line}`;
+
+describe('DormantComponents', () => {
+  const trees = ['sessions', 'formats', 'join', 'safe', 'hostile', ...readdirSync(path.join(FIXTURES, 'checks')).map((c) => `checks/${c}`)];
+  it.each(trees)('replays the %s tree as the streamed --all gives it: same delegations, order and groups', async (tree) => {
+    const a = await indexed(tree);
+    const streamed = [...streamDelegations(a.index, a.files).items].map((i) => [i.delegation.key, keysOf(i.all), i.delegation.events.length]);
+    const b = await indexed(tree);
+    const replayed = [...new DormantComponents(b.index, b.files).replay()].map((i) => [i.delegation.key, keysOf(i.all), i.delegation.events.length]);
+    expect(replayed.length).toBeGreaterThan(0);
+    expect(replayed).toEqual(streamed);
+  });
+
+  it('wakes the group a new event shares an id with, once, and leaves the others dormant', async () => {
+    const { files, index } = await indexed('sessions');
+    const dormant = new DormantComponents(index, files);
+    const items = [...dormant.replay()];
+    const groups = new Map<number, Delegation[]>();
+    for (const i of items) groups.set(i.component, i.all);
+    expect(groups.size).toBeGreaterThan(2);
+    const [c, all] = [...groups][1];
+    const late = all[0].events[all[0].events.length - 1]; // an event carrying the group's ids
+    const woken = dormant.wakeLinked([late]);
+    const expected = new Set(all.flatMap((d) => d.events.map(lineOf)));
+    expect(new Set(woken.map(lineOf))).toEqual(expected);
+    expect(dormant.wakeLinked([late])).toEqual([]); // awake now: the caller holds its events
+    expect(dormant.wake(c)).toEqual([]);
+    const [other] = [...groups].find(([k]) => k !== c)!;
+    expect(dormant.wake(other).length).toBeGreaterThan(0); // still dormant until then
+  });
+
+  it('searches the output previews of dormant groups only', async () => {
+    const { files, index } = await indexed('sessions');
+    const dormant = new DormantComponents(index, files);
+    const items = [...dormant.replay()];
+    const item = items.find((i) => i.delegation.events.some((e) => e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string' && e.outputPreview.trim()))!;
+    const completion = item.delegation.events.find((e) => e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string' && e.outputPreview.trim())!;
+    const text = (completion as { outputPreview: string }).outputPreview.trim();
+    expect(dormant.previews([text]).map((p) => p.text)).toContain(text);
+    dormant.wake(item.component);
+    expect(dormant.previews([text]).filter((p) => p.completion.file === completion.file && p.completion.line === completion.line)).toEqual([]);
+  });
+
+  it('leaves out the lines of a journal read again from its start', async () => {
+    const { files, index } = await indexed('sessions');
+    const dormant = new DormantComponents(index, files);
+    const item = [...dormant.replay()].find((i) => new Set(i.delegation.events.map((e) => e.fileIndex)).size === 1)!;
+    const file = item.delegation.events[0].fileIndex;
+    dormant.forgetFile(file);
+    expect(dormant.wake(item.component).filter((e) => e.fileIndex === file)).toEqual([]);
+  });
+});

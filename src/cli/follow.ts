@@ -12,7 +12,7 @@ import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
-import { registerForeignPreviews } from '../model/cross-index.js';
+import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
 import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
@@ -101,6 +101,8 @@ class Follower {
   private builder: IndexChunkBuilder | null = null;
   /** The replay's groups that are not held in memory, woken by a new event that links to them. */
   private dormant: DormantComponents | null = null;
+  /** Warnings printed once (a failure that repeats at every poll). */
+  private readonly warned = new Set<string>();
   private delegations: Delegation[] = [];
   /** Printed delegations, with how many events they had then: later ones (a late result, a retry) print it again. */
   private readonly printed = new Map<string, number>();
@@ -362,8 +364,15 @@ class Follower {
     let st;
     try {
       st = statSync(tail.file.path);
-    } catch {
-      return; // deleted or unreadable for now: keep what was read
+    } catch (err) {
+      // Removed (archived as .jsonl.gz beside it, cleaned up): what it gave is dropped, and a
+      // sibling whose repeats of its lines were left out is read again. Unreadable for now: kept.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (tail.offset > 0 || tail.size >= 0)) {
+        this.reset(tail);
+        tail.size = tail.mtimeMs = -1;
+        tail.unreadUpTo = undefined;
+      }
+      return;
     }
     if (!st.isFile()) {
       tail.scanner.stats.error = 'not a regular file'; // replaced by a FIFO or a folder: never opened
@@ -452,10 +461,33 @@ class Follower {
   /** Holds new events, with the dormant groups of the replay they link to. */
   private hold(events: JournalEvent[]): void {
     if (this.dormant) {
-      const woken = this.dormant.wakeLinked(events);
-      if (woken.length) this.groups.add(woken);
+      try {
+        const lost = this.dormant.changedLines;
+        const woken = this.dormant.wakeLinked(events);
+        if (woken.length) this.groups.add(woken);
+        const more = this.dormant.changedLines - lost;
+        if (more) this.io.stderr.write(`trace-delegation: ${more} replayed ${more === 1 ? 'line' : 'lines'} could not be read back (the journal was removed or rewritten since): reports leave ${more === 1 ? 'it' : 'them'} out\n`);
+      } catch (err) {
+        // Out of file descriptors, say: the new events are held anyway, and the group is woken at its next event.
+        this.warnOnce(`could not read replayed lines back (${describeError(err)}): reports may miss events until it can`);
+      }
     }
     this.groups.add(events);
+  }
+
+  private dormantPreviews(dormant: DormantComponents, texts: readonly string[]): PreviewRef[] {
+    try {
+      return dormant.previews(texts);
+    } catch (err) {
+      this.warnOnce(`could not read replayed lines back (${describeError(err)}): reports may miss outputs of replayed delegations until it can`);
+      return [];
+    }
+  }
+
+  private warnOnce(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.io.stderr.write(`trace-delegation: ${message}\n`);
   }
 
   /** Watches the roots and every journal folder; polling covers what events miss. */
@@ -595,7 +627,7 @@ class Follower {
     const all = this.groups.linkedTo(d);
     const held = this.groups.foreignPreviews(all);
     const dormant = this.dormant;
-    registerForeignPreviews(all, dormant ? (texts) => [...held(texts), ...dormant.previews(texts)] : held);
+    registerForeignPreviews(all, !dormant ? held : (texts) => [...held(texts), ...this.dormantPreviews(dormant, texts)]);
     return all;
   }
 

@@ -42,8 +42,9 @@ export class DormantComponents {
   /** Component c's events, from now on held by the caller (none when it is awake already). */
   wake(c: number): JournalEvent[] {
     if (this.awake.has(c)) return [];
+    const events = this.materializer.eventsOf(c); // may throw (out of descriptors): then it stays dormant
     this.awake.add(c);
-    return this.materializer.eventsOf(c);
+    return events;
   }
 
   /** The events of the dormant components that `events` share an id with, now awake. */

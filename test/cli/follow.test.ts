@@ -450,6 +450,57 @@ describe('--follow', () => {
     expect(f.err()).not.toMatch(/reported again/);
   });
 
+  it('reads a journal archived while followed (written as .jsonl.gz, the .jsonl removed) from its archive', async () => {
+    // The .jsonl's lines are gone and its archive's were left out as repeats of them: the archive
+    // is read again, and a late event of a delegation reported during the replay finds them there.
+    const dir = tree();
+    const t0 = Date.now() - 60_000;
+    const at = (s: number) => iso(t0 + s * 1000);
+    const run = (agent: string, s: number) => ev.subStarted(at(s), { delegation_id: 'd-arc', sub_run_id: `r-${agent}`, parent_run_id: 'p-arc', agent_id: agent });
+    const done = (agent: string, s: number) => ev.subCompleted(at(s), { delegation_id: 'd-arc', sub_run_id: `r-${agent}`, agent_id: agent, status: 'completed', output_preview: `${agent} out` });
+    const lines = [
+      ev.started(at(0), { delegation_id: 'd-arc', parent_run_id: 'p-arc', pattern: 'fan_out', agent_ids: ['coder', 'tester'] }),
+      run('coder', 1),
+      run('tester', 1),
+      done('coder', 2),
+      ev.completed(at(5), { delegation_id: 'd-arc', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' }),
+    ];
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...lines));
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-other')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    writeFileSync(path.join(dir, 's-1.jsonl.gz'), gzipSync(journal(...lines)));
+    unlinkSync(path.join(dir, 's-1.jsonl'));
+    await sleep(600); // polls and rediscovery: the archive is found
+    appendFileSync(path.join(dir, 's-2.jsonl'), journal(done('tester', 8)));
+    await f.waitFor(/late-result[\s\S]*\n/);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(printed.map((d: { id: string }) => d.id)).toEqual(['d-arc', 'd-other', 'd-arc']);
+    expect(printed[2].timeline).toHaveLength(6);
+    expect(printed[2].timeline.slice(0, 5).map((t: { file: string }) => t.file)).toEqual(Array(5).fill('s-1.jsonl.gz'));
+    expect(f.err()).not.toMatch(/could not be read back/);
+  });
+
+  it('says so when replayed lines are no longer where they were (rewritten, not detected), and keeps following', async () => {
+    // Rewritten in place with the same first bytes and a larger size, it looks appended to: the
+    // replayed lines of d-x that a late event needs are not at their offsets any more.
+    const dir = tree();
+    const head = JSON.stringify({ type: 'llm_round', ts: iso(), session_id: 'x', metadata: { text: 'x'.repeat(300) } });
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, `${head}\n${journal(...whole('d-x'))}`);
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-stays')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 15_000, 'stderr');
+    writeFileSync(file, `${head}\n${journal(...whole('d-y-with-a-much-longer-delegation-id'), ...whole('d-x'))}`);
+    await sleep(400);
+    appendFileSync(path.join(dir, 's-2.jsonl'), journal(subDone('d-x')));
+    await f.waitFor(/\d+ replayed lines? could not be read back \(the journal was removed or rewritten since\): reports leave (it|them) out\n/, 15_000, 'stderr');
+    appendFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-after')));
+    await f.waitFor(/"id":"d-after"/);
+    expect(await f.stop()).toBe(0);
+  });
+
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-ab1'), ...whole('d-ab2')));

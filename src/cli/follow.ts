@@ -101,6 +101,8 @@ class Follower {
   private builder: IndexChunkBuilder | null = null;
   /** The replay's groups that are not held in memory, woken by a new event that links to them. */
   private dormant: DormantComponents | null = null;
+  /** Tails dropped by a sibling's reset, to read again in the same refresh. */
+  private readonly rereads = new Set<Tail>();
   /** Warnings printed once (a failure that repeats at every poll). */
   private readonly warned = new Set<string>();
   private delegations: Delegation[] = [];
@@ -273,6 +275,7 @@ class Follower {
           this.watchTree();
         }
         for (const tail of this.tails.values()) await this.update(tail);
+        await this.reread();
         this.collect();
         // Regrouping the changed groups of delegations: at most a few times a second, however busy the writers.
         const wait = this.lastEvaluation + MIN_EVALUATION_GAP_MS - Date.now();
@@ -343,8 +346,18 @@ class Follower {
     for (const other of this.tails.values()) {
       if (other === tail || other.file.pairKey !== tail.file.pairKey || other.unreadUpTo !== undefined) continue;
       this.forget(other);
-      other.size = -1; // read again at the next look
+      other.size = -1;
+      this.rereads.add(other); // read again before anything is evaluated: a report in between would miss its events
       this.kick(false);
+    }
+  }
+
+  /** Reads the tails that a reset dropped, until none is left (a sibling's reset can drop another). */
+  private async reread(): Promise<void> {
+    while (this.rereads.size) {
+      const [tail] = this.rereads;
+      this.rereads.delete(tail);
+      await this.update(tail);
     }
   }
 

@@ -501,6 +501,34 @@ describe('--follow', () => {
     expect(await f.stop()).toBe(0);
   });
 
+  it('reads a journal\'s .jsonl.gz sibling again before reporting, when the journal is replaced', async () => {
+    // d-n2 is nested in d-a1's sub-run, whose events are in the archive. Replacing the .jsonl drops
+    // the archive's events too (its repeats of the journal's lines were left out): they are read
+    // again in the same look, so d-n2's report, printed then, still finds its parent delegation.
+    for (let round = 0; round < 3; round++) {
+      const dir = tree();
+      const file = path.join(dir, 's-1.jsonl');
+      writeFileSync(`${file}.gz`, gzipSync(journal(...whole('d-a1'))));
+      const f = follow(dir, ['--format', 'ndjson'], { TRACE_DELEGATION_POLL_MS: '3000' }); // file events only, in practice
+      await f.waitFor(READY, 15_000, 'stderr');
+      writeFileSync(file, journal(...whole('d-zero'))); // after the archive: looked at after it
+      await f.waitFor(/"id":"d-zero"/);
+      await sleep(500); // no evaluation for a while: the look the rename brings evaluates at once
+      const nested = [
+        ev.started(iso(), { delegation_id: 'd-n2', parent_run_id: 'r-d-a1', pattern: 'fan_out', agent_ids: ['coder'] }),
+        ev.subStarted(iso(), { delegation_id: 'd-n2', sub_run_id: 'r-n2', parent_run_id: 'r-d-a1', agent_id: 'coder' }),
+        ev.subCompleted(iso(), { delegation_id: 'd-n2', sub_run_id: 'r-n2', agent_id: 'coder', status: 'completed', output_preview: 'n2' }),
+        ev.completed(iso(), { delegation_id: 'd-n2', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'n2' }),
+      ];
+      writeFileSync(`${file}.tmp`, readFileSync(file, 'utf8') + journal(...nested));
+      renameSync(`${file}.tmp`, file);
+      await f.waitFor(/"id":"d-n2"/);
+      expect(await f.stop()).toBe(0);
+      const n2 = f.out().trim().split('\n').map((l) => JSON.parse(l)).find((d: { id: string }) => d.id === 'd-n2');
+      expect(n2.parentDelegation, `round ${round}`).toBe('d-a1');
+    }
+  });
+
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-ab1'), ...whole('d-ab2')));

@@ -41,7 +41,7 @@ function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follo
     child,
     out: () => out,
     err: () => err,
-    waitFor: (what, timeoutMs = 15_000, stream: 'stdout' | 'stderr' = 'stdout') =>
+    waitFor: (what, timeoutMs = 45_000, stream: 'stdout' | 'stderr' = 'stdout') =>
       new Promise((resolve, reject) => {
         const began = Date.now();
         const tick = setInterval(() => {
@@ -86,7 +86,7 @@ async function followingOne(id: string): Promise<{ dir: string; file: string; f:
   const file = path.join(dir, 's-1.jsonl');
   writeFileSync(file, journal(...whole(id)));
   const f = follow(dir, ['--format', 'ndjson']);
-  await f.waitFor(READY, 15_000, 'stderr');
+  await f.waitFor(READY, 45_000, 'stderr');
   await f.waitFor(new RegExp(`"id":"${id}"`));
   return { dir, file, f };
 }
@@ -143,7 +143,7 @@ describe('--follow', () => {
     const journalPath = path.join(dir, 's-1.jsonl');
     writeFileSync(journalPath, journal(started('d-a'), started('d-b')));
     const f = follow(dir, ['d-b', '--format', 'json']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     appendFileSync(journalPath, journal(subStarted('d-a'), subDone('d-a'), completed('d-a'), subStarted('d-b'), subDone('d-b'), completed('d-b')));
     await f.waitFor(/"id": "d-b"/);
     expect(await f.stop()).toBe(0);
@@ -157,7 +157,7 @@ describe('--follow', () => {
     writeFileSync(journalPath, journal(...whole('d-old'), started('d-new')));
     const f = follow(dir, ['last']);
     // The replay must end before the append, or the appended starts are part of it.
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     // Two delegations start and finish within one look, then the replay's newest completes.
     appendFileSync(journalPath, journal(...whole('d-x'), ...whole('d-y'), subStarted('d-new'), subDone('d-new'), completed('d-new')));
     await f.waitFor(/Delegation Trace: d-new/);
@@ -192,7 +192,7 @@ describe('--follow', () => {
     const fileN = put('s-n.jsonl', [started('d-n', at(now - HOUR)), subStarted('d-n', at(now - HOUR + 10))], now - HOUR + 10);
 
     const f = follow(dir, ['last', '--format', 'ndjson', '--stale-after', '5h']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     expect(f.err()).toMatch(/following 5 journal files/);
     // Late events of old delegations, appended to files the replay did not read: not new delegations.
     appendFileSync(fileB, journal(subDone('d-x'), completed('d-x'))); // d-x's start is in s-x, still unread
@@ -228,16 +228,16 @@ describe('--follow', () => {
     }
     const peakWhileFollowing = async (args: string[]) => {
       const f = follow(dir, [...args, '--format', 'ndjson']);
-      await f.waitFor(READY, 30_000, 'stderr');
+      await f.waitFor(READY, 90_000, 'stderr'); // 10,000 reports on a loaded CI machine
       const kib = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${f.child.pid}/status`, 'utf8'))![1]);
       expect(await f.stop()).toBe(0);
       return { kib, out: f.out() };
     };
     const last = await peakWhileFollowing(['last']);
     expect(last.out.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-39-249']);
-    const every = await peakWhileFollowing([]); // replays every event, as `last` did on such a tree
-    expect(last.kib).toBeLessThan(every.kib * 0.6); // measured: 80 against 170 MB; 141 MB when last replayed every file
-  });
+    const every = await peakWhileFollowing([]); // replays every file, as `last` did on such a tree
+    expect(last.kib).toBeLessThan(every.kib * 0.6); // measured: 79 against 150 MB; 141 MB when last replayed every file
+  }, 240_000);
 
   it.skipIf(!hasMkfifo)('a followed journal replaced by a FIFO is never opened for reading: the other journals go on', async () => {
     const dir = tree();
@@ -245,7 +245,7 @@ describe('--follow', () => {
     const swapped = path.join(dir, 's-2.jsonl');
     writeFileSync(swapped, journal(started('d-2')));
     const f = follow(dir, []);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     unlinkSync(swapped);
     mkfifo(swapped); // opening it for reading would wait for a writer
     await sleep(600); // several polls
@@ -268,7 +268,7 @@ describe('--follow', () => {
     writeFileSync(path.join(dir, 's-old.jsonl'), journal(...delegation('d-old', 0, stale, stale)));
     writeFileSync(path.join(dir, 's-new.jsonl'), journal(...delegation('d-new', 10, 'fresh work', `fresh work\n---\n${stale}`)));
     const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     writeFileSync(path.join(dir, 's-live.jsonl'), journal(...delegation('d-live', 20, 'live work', `live work\n---\n${stale}`)));
     await f.waitFor(/"id":"d-live"/);
     expect(await f.stop()).toBe(0);
@@ -306,7 +306,7 @@ describe('--follow', () => {
     const done = subDone('d-rep', at(2));
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(started('d-rep', at(0)), subStarted('d-rep', at(1)), done, done, completed('d-rep', at(3))));
     const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     await f.waitFor(/"id":"d-rep"/);
     expect(await f.stop()).toBe(0);
     const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
@@ -333,7 +333,7 @@ describe('--follow', () => {
     const lines = [started('d-arch', at(0)), subStarted('d-arch', at(1)), subDone('d-arch', at(2)), completed('d-arch', at(3))];
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...lines.slice(0, 3)));
     const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     writeFileSync(path.join(dir, 's-1.jsonl.gz'), gzipSync(journal(...lines.slice(0, 2))));
     await sleep(400);
     writeFileSync(path.join(dir, 's-1.jsonl.gz'), gzipSync(journal(...lines.slice(0, 3))));
@@ -365,7 +365,7 @@ describe('--follow', () => {
     const lines = (id: string, s: number) => [started(id, at(s)), subStarted(id, at(s + 1)), subDone(id, at(s + 2)), completed(id, at(s + 3))];
     writeFileSync(path.join(dir, 's-now.jsonl'), journal(...lines('d-now', 0)));
     const f = follow(dir, ['last', '--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     await f.waitFor(/"id":"d-now"/);
     // A week-old session archived into the tree, then a delegation that really is new.
     writeFileSync(path.join(dir, 's-old.jsonl.gz'), gzipSync(journal(...lines('d-week-old', -7 * 86_400))));
@@ -388,11 +388,11 @@ describe('--follow', () => {
     const join = ev.completed(at(5), { delegation_id: 'd-late', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' });
     writeFileSync(file, journal(two, run('coder', 1), run('tester', 1), done('coder', 2)));
     const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     appendFileSync(file, journal(join));
     await f.waitFor(/"id":"d-late"/);
     appendFileSync(file, journal(done('tester', 8))); // after the join
-    await f.waitFor(/new event since its report: reported again/, 15_000, 'stderr');
+    await f.waitFor(/new event since its report: reported again/, 45_000, 'stderr');
     await f.waitFor(/late-result/);
     expect(await f.stop()).toBe(0);
     const [first, again] = f.out().trim().split('\n').map((l) => JSON.parse(l));
@@ -421,10 +421,10 @@ describe('--follow', () => {
       ),
     );
     const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     expect(f.out().match(/"id":"d-late"/g)).toHaveLength(1);
     writeFileSync(path.join(dir, 's-2.jsonl'), journal(done('tester', 8)));
-    await f.waitFor(/delegation d-late has 1 new event since its report: reported again/, 15_000, 'stderr');
+    await f.waitFor(/delegation d-late has 1 new event since its report: reported again/, 45_000, 'stderr');
     await f.waitFor(/late-result[\s\S]*\n/);
     expect(await f.stop()).toBe(0);
     const [first, other, again] = f.out().trim().split('\n').map((l) => JSON.parse(l));
@@ -468,7 +468,7 @@ describe('--follow', () => {
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...lines));
     writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-other')));
     const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     writeFileSync(path.join(dir, 's-1.jsonl.gz'), gzipSync(journal(...lines)));
     unlinkSync(path.join(dir, 's-1.jsonl'));
     await sleep(600); // polls and rediscovery: the archive is found
@@ -491,11 +491,11 @@ describe('--follow', () => {
     writeFileSync(file, `${head}\n${journal(...whole('d-x'))}`);
     writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-stays')));
     const f = follow(dir, ['--format', 'ndjson']);
-    await f.waitFor(READY, 15_000, 'stderr');
+    await f.waitFor(READY, 45_000, 'stderr');
     writeFileSync(file, `${head}\n${journal(...whole('d-y-with-a-much-longer-delegation-id'), ...whole('d-x'))}`);
     await sleep(400);
     appendFileSync(path.join(dir, 's-2.jsonl'), journal(subDone('d-x')));
-    await f.waitFor(/\d+ replayed lines? could not be read back \(the journal was removed or rewritten since\): reports leave (it|them) out\n/, 15_000, 'stderr');
+    await f.waitFor(/\d+ replayed lines? could not be read back \(the journal was removed or rewritten since\): reports leave (it|them) out\n/, 45_000, 'stderr');
     appendFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-after')));
     await f.waitFor(/"id":"d-after"/);
     expect(await f.stop()).toBe(0);
@@ -510,7 +510,7 @@ describe('--follow', () => {
       const file = path.join(dir, 's-1.jsonl');
       writeFileSync(`${file}.gz`, gzipSync(journal(...whole('d-a1'))));
       const f = follow(dir, ['--format', 'ndjson'], { TRACE_DELEGATION_POLL_MS: '3000' }); // file events only, in practice
-      await f.waitFor(READY, 15_000, 'stderr');
+      await f.waitFor(READY, 45_000, 'stderr');
       writeFileSync(file, journal(...whole('d-zero'))); // after the archive: looked at after it
       await f.waitFor(/"id":"d-zero"/);
       await sleep(500); // no evaluation for a while: the look the rename brings evaluates at once

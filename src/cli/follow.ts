@@ -68,27 +68,36 @@ const REDISCOVER_EVERY = 5;
  */
 export async function runFollow(target: string | undefined, io: CliIO, settings: FollowSettings): Promise<number> {
   const follower = new Follower(target, io, settings);
-  await follower.start();
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    settings.signal?.addEventListener('abort', stop, { once: true });
-    if (settings.signal?.aborted) stop();
-    follower.onClose = () => {
-      process.removeListener('SIGINT', stop);
-      process.removeListener('SIGTERM', stop);
-    };
-    // Only now: whoever waits for this line may stop us at once, and Ctrl-C must then be ours
-    // (before, it ends the replay the default way).
+  let stopped!: () => void;
+  const stopping = new Promise<void>((resolve) => (stopped = resolve));
+  // Ours from the start: Ctrl-C during the replay stops it after the report being written (a
+  // second one, with no handler left, ends the run the default way).
+  const stop = () => {
+    follower.requestStop();
+    stopped();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  settings.signal?.addEventListener('abort', stop, { once: true });
+  if (settings.signal?.aborted) stop();
+  try {
+    await follower.start();
+    if (follower.stopRequested) return EXIT.ok;
     follower.announce();
-  });
-  follower.close();
+    await stopping;
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+    follower.close();
+  }
   return EXIT.ok;
 }
 
 class Follower {
-  onClose: (() => void) | null = null;
+  /** Ctrl-C (or the caller's signal) came: the replay stops at its next breath, following never starts. */
+  stopRequested = false;
+  /** When the replay last let the event loop run (a signal is only seen then). */
+  private breathedAt = performance.now();
   private readonly roots: string[];
   private readonly cwd: string;
   private readonly tails = new Map<string, Tail>();
@@ -167,6 +176,7 @@ class Follower {
       const replayed = await this.replaySet(files, progress?.onFile);
       let bytes = 0;
       for (let i = 0; i < files.length; i++) {
+        if (await this.breathe()) return;
         if (replayed.has(i)) {
           if (indexed) this.builder = new IndexChunkBuilder({ fileIds: !this.all() });
           bytes += (await this.add(files[i])).scanner.stats.bytes;
@@ -177,8 +187,9 @@ class Follower {
     } finally {
       progress?.finish();
     }
-    if (indexed) this.replayIndexed(files);
+    if (indexed) await this.replayIndexed(files);
     else this.collect();
+    if (this.stopRequested) return;
     this.rejectAmbiguousTarget();
     this.evaluate();
     this.replayKeys = new Set(this.delegations.map((d) => d.key));
@@ -198,7 +209,7 @@ class Follower {
    * and only the groups with an open delegation stay in memory. A named target holds the groups
    * that can hold its matches (as the streamed named target finds them); evaluate() picks them.
    */
-  private replayIndexed(files: readonly JournalFile[]): void {
+  private async replayIndexed(files: readonly JournalFile[]): Promise<void> {
     const index = this.index!;
     this.index = this.builder = null;
     for (const tail of this.tails.values()) tail.scanner.detachSink(); // from now on, events are live
@@ -211,6 +222,7 @@ class Follower {
     const now = this.now();
     const open = new Set<number>();
     for (const { delegation, all, component } of dormant.replay()) {
+      if (await this.breathe()) return; // Ctrl-C: no report cut short
       this.consider(delegation, now, all);
       if (delegation.started && !delegation.completed) open.add(component); // it may go stale: evaluated at each poll
     }
@@ -240,7 +252,19 @@ class Follower {
     if (this.evaluationTimer) clearTimeout(this.evaluationTimer);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
-    this.onClose?.();
+  }
+
+  requestStop(): void {
+    this.stopRequested = true;
+  }
+
+  /** Lets the event loop run (signals, timers) every 50 ms of replay; true once asked to stop. */
+  private async breathe(): Promise<boolean> {
+    if (performance.now() - this.breathedAt >= 50) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.breathedAt = performance.now();
+    }
+    return this.stopRequested;
   }
 
   /** Coalesces bursts of file-system events into one refresh. */

@@ -101,7 +101,12 @@ class Follower {
   private readonly roots: string[];
   private readonly cwd: string;
   private readonly tails = new Map<string, Tail>();
+  /** Digests of the delegation lines read, by `.jsonl`/`.jsonl.gz` pair with two files (see newScanner). */
   private readonly seenByPair = new Map<string, Map<string, number>>();
+  /** Files known per pair: a lone journal's lines are not digested (a SHA-1 a delegation line). */
+  private readonly pairFiles = new Map<string, number>();
+  /** Reading the files found at start (counted in pairFiles at once); later ones count as they come. */
+  private replaying = true;
   /** Every event held, in groups of linked delegations: a change regroups only the groups it touches. */
   private readonly groups = new LinkedGroups();
   /** While the replay of every file is read (all but `last`): where its events go instead of memory. */
@@ -167,6 +172,7 @@ class Follower {
 
   async start(): Promise<void> {
     const files = await discoverJournals(this.roots, this.cwd);
+    for (const f of files) this.pairFiles.set(f.pairKey, (this.pairFiles.get(f.pairKey) ?? 0) + 1);
     // A long replay shows the scan's progress line on a terminal, erased before the first report.
     const progress = createProgress(this.io.stderr, { quiet: this.settings.quiet, env: this.settings.options.env });
     // `last` replays a few files; any other replay may be the whole tree: indexed, not held.
@@ -187,6 +193,7 @@ class Follower {
     } finally {
       progress?.finish();
     }
+    this.replaying = false;
     if (indexed) await this.replayIndexed(files);
     else this.collect();
     if (this.stopRequested) return;
@@ -333,6 +340,7 @@ class Follower {
   }
 
   private async add(file: JournalFile): Promise<Tail> {
+    if (!this.replaying) await this.pairGrows(file);
     const fileIndex = this.tails.size;
     const tail: Tail = { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size: -1, mtimeMs: -1 };
     this.tails.set(file.path, tail);
@@ -353,9 +361,30 @@ class Follower {
     this.tails.set(file.path, { file, fileIndex, scanner: this.newScanner(file, fileIndex), offset: 0, size, mtimeMs: st?.mtimeMs ?? 0, dev: st?.dev, ino: st?.ino, unreadUpTo: size });
   }
 
+  /**
+   * A journal appears beside one already followed (a `.jsonl.gz` archive written beside its
+   * `.jsonl`, say): the lines of both must now be told apart from their repeats, so those read
+   * without digests are read again, with them, before the new one.
+   */
+  private async pairGrows(file: JournalFile): Promise<void> {
+    const known = this.pairFiles.get(file.pairKey) ?? 0;
+    this.pairFiles.set(file.pairKey, known + 1);
+    if (known !== 1) return; // none before, or digested already
+    for (const other of this.tails.values()) {
+      if (other.file.pairKey !== file.pairKey) continue;
+      if (other.unreadUpTo !== undefined) other.scanner = this.newScanner(other.file, other.fileIndex); // nothing read yet
+      else {
+        this.forget(other);
+        other.size = -1;
+        this.rereads.add(other);
+      }
+    }
+    await this.reread();
+  }
+
   private newScanner(file: JournalFile, fileIndex: number): LineScanner {
     let seen = this.seenByPair.get(file.pairKey);
-    if (!seen) this.seenByPair.set(file.pairKey, (seen = new Map()));
+    if (!seen && (this.pairFiles.get(file.pairKey) ?? 0) > 1) this.seenByPair.set(file.pairKey, (seen = new Map()));
     if (!this.index) return new LineScanner({ display: file.display, fileIndex, seen });
     // An indexed replay: a plain journal's lines are read again by offset, an archive's are copied.
     const sink: EventSink = (e, buf, start, end, offset) => this.builder!.add(e, buf, start, end, offset);

@@ -554,6 +554,20 @@ describe('--follow', () => {
     expect(f.err()).not.toMatch(/following/);
   });
 
+  it('tells an archive written once beside a lone journal from new lines: its repeats are not counted twice', async () => {
+    // A lone journal's lines are not digested; when its .jsonl.gz appears, the journal is read
+    // again with digests first, so the archive's copies of its lines drop out as repeats.
+    const { file, f } = await followingOne('d-one');
+    writeFileSync(`${file}.gz`, gzipSync(readFileSync(file)));
+    await sleep(600);
+    appendFileSync(file, journal(...whole('d-two')));
+    await f.waitFor(/"id":"d-two"/);
+    await sleep(400);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-one', 'd-two']);
+    expect(f.err()).not.toMatch(/reported again/);
+  });
+
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-ab1'), ...whole('d-ab2')));

@@ -91,6 +91,29 @@ async function followingOne(id: string): Promise<{ dir: string; file: string; f:
   return { dir, file, f };
 }
 
+/**
+ * Delegation `id` (coder and tester, a minute ago) whose join came before the tester's result:
+ * `joined` is its start, both runs, the coder's result and the join (partial, 1 of 2); `late` is
+ * the tester's result, after the join.
+ */
+function missedJoin(id: string): { joined: string[]; late: string } {
+  const t0 = Date.now() - 60_000;
+  const at = (s: number) => iso(t0 + s * 1000);
+  const parent = `p-${id}`;
+  const run = (agent: string, s: number) => ev.subStarted(at(s), { delegation_id: id, sub_run_id: `r-${agent}`, parent_run_id: parent, agent_id: agent });
+  const done = (agent: string, s: number) => ev.subCompleted(at(s), { delegation_id: id, sub_run_id: `r-${agent}`, agent_id: agent, status: 'completed', output_preview: `${agent} out` });
+  return {
+    joined: [
+      ev.started(at(0), { delegation_id: id, parent_run_id: parent, pattern: 'fan_out', agent_ids: ['coder', 'tester'] }),
+      run('coder', 1),
+      run('tester', 1),
+      done('coder', 2),
+      ev.completed(at(5), { delegation_id: id, pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' }),
+    ],
+    late: done('tester', 8),
+  };
+}
+
 describe('--follow', () => {
   it('replays, then prints each delegation as it completes, waiting for a partial line to end', async () => {
     const dir = tree();
@@ -381,18 +404,13 @@ describe('--follow', () => {
   it('reports a delegation again when events come after its report (a result that missed the join)', async () => {
     const dir = tree();
     const file = path.join(dir, 's-1.jsonl');
-    const t0 = Date.now() - 60_000;
-    const at = (s: number) => iso(t0 + s * 1000);
-    const two = ev.started(at(0), { delegation_id: 'd-late', parent_run_id: 'p-late', pattern: 'fan_out', agent_ids: ['coder', 'tester'] });
-    const run = (agent: string, s: number) => ev.subStarted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, parent_run_id: 'p-late', agent_id: agent });
-    const done = (agent: string, s: number) => ev.subCompleted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, agent_id: agent, status: 'completed', output_preview: `${agent} out` });
-    const join = ev.completed(at(5), { delegation_id: 'd-late', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' });
-    writeFileSync(file, journal(two, run('coder', 1), run('tester', 1), done('coder', 2)));
+    const { joined, late } = missedJoin('d-late');
+    writeFileSync(file, journal(...joined.slice(0, 4)));
     const f = follow(dir, ['--format', 'ndjson']);
     await f.waitFor(READY, 45_000, 'stderr');
-    appendFileSync(file, journal(join));
+    appendFileSync(file, journal(joined[4]));
     await f.waitFor(/"id":"d-late"/);
-    appendFileSync(file, journal(done('tester', 8))); // after the join
+    appendFileSync(file, journal(late)); // after the join
     await f.waitFor(/new event since its report: reported again/, 45_000, 'stderr');
     await f.waitFor(/late-result/);
     expect(await f.stop()).toBe(0);
@@ -406,25 +424,12 @@ describe('--follow', () => {
     // The replay is kept as an index: d-late's events are read again from s-1 when the result that
     // missed its join arrives in s-2, and its second report is the one --all gives.
     const dir = tree();
-    const t0 = Date.now() - 60_000;
-    const at = (s: number) => iso(t0 + s * 1000);
-    const run = (agent: string, s: number) => ev.subStarted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, parent_run_id: 'p-late', agent_id: agent });
-    const done = (agent: string, s: number) => ev.subCompleted(at(s), { delegation_id: 'd-late', sub_run_id: `r-${agent}`, agent_id: agent, status: 'completed', output_preview: `${agent} out` });
-    writeFileSync(
-      path.join(dir, 's-1.jsonl'),
-      journal(
-        ev.started(at(0), { delegation_id: 'd-late', parent_run_id: 'p-late', pattern: 'fan_out', agent_ids: ['coder', 'tester'] }),
-        run('coder', 1),
-        run('tester', 1),
-        done('coder', 2),
-        ev.completed(at(5), { delegation_id: 'd-late', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' }),
-        ...whole('d-other'),
-      ),
-    );
+    const { joined, late } = missedJoin('d-late');
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...joined, ...whole('d-other')));
     const f = follow(dir, ['--format', 'ndjson']);
     await f.waitFor(READY, 45_000, 'stderr');
     expect(f.out().match(/"id":"d-late"/g)).toHaveLength(1);
-    writeFileSync(path.join(dir, 's-2.jsonl'), journal(done('tester', 8)));
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(late));
     await f.waitFor(/delegation d-late has 1 new event since its report: reported again/, 45_000, 'stderr');
     await f.waitFor(/late-result[\s\S]*\n/);
     expect(await f.stop()).toBe(0);
@@ -455,17 +460,7 @@ describe('--follow', () => {
     // The .jsonl's lines are gone and its archive's were left out as repeats of them: the archive
     // is read again, and a late event of a delegation reported during the replay finds them there.
     const dir = tree();
-    const t0 = Date.now() - 60_000;
-    const at = (s: number) => iso(t0 + s * 1000);
-    const run = (agent: string, s: number) => ev.subStarted(at(s), { delegation_id: 'd-arc', sub_run_id: `r-${agent}`, parent_run_id: 'p-arc', agent_id: agent });
-    const done = (agent: string, s: number) => ev.subCompleted(at(s), { delegation_id: 'd-arc', sub_run_id: `r-${agent}`, agent_id: agent, status: 'completed', output_preview: `${agent} out` });
-    const lines = [
-      ev.started(at(0), { delegation_id: 'd-arc', parent_run_id: 'p-arc', pattern: 'fan_out', agent_ids: ['coder', 'tester'] }),
-      run('coder', 1),
-      run('tester', 1),
-      done('coder', 2),
-      ev.completed(at(5), { delegation_id: 'd-arc', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial', aggregated_output_preview: 'coder out' }),
-    ];
+    const { joined: lines, late } = missedJoin('d-arc');
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...lines));
     writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-other')));
     const f = follow(dir, ['--format', 'ndjson']);
@@ -473,7 +468,7 @@ describe('--follow', () => {
     writeFileSync(path.join(dir, 's-1.jsonl.gz'), gzipSync(journal(...lines)));
     unlinkSync(path.join(dir, 's-1.jsonl'));
     await sleep(600); // polls and rediscovery: the archive is found
-    appendFileSync(path.join(dir, 's-2.jsonl'), journal(done('tester', 8)));
+    appendFileSync(path.join(dir, 's-2.jsonl'), journal(late));
     await f.waitFor(/late-result[\s\S]*\n/);
     expect(await f.stop()).toBe(0);
     const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));

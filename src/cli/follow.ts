@@ -73,7 +73,7 @@ export async function runFollow(target: string | undefined, io: CliIO, settings:
   // Ours from the start: Ctrl-C during the replay stops it after the report being written (a
   // second one, with no handler left, ends the run the default way).
   const stop = () => {
-    follower.requestStop();
+    follower.stopRequested = true;
     stopped();
   };
   process.once('SIGINT', stop);
@@ -259,10 +259,6 @@ class Follower {
     if (this.evaluationTimer) clearTimeout(this.evaluationTimer);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
-  }
-
-  requestStop(): void {
-    this.stopRequested = true;
   }
 
   /** Lets the event loop run (signals, timers) every 50 ms of replay; true once asked to stop. */

@@ -2,8 +2,8 @@
 // `npm run bench`: generates (or reuses) the deterministic corpus, then measures side by side,
 // several rounds, in rotating order: the tool (--all --format json with the default threads, the
 // other of one or two threads, and every event in memory; and last), the seed skill's Python scan (baseline), grep
-// (raw-scan floor) and the Node floor (bench/node_floor.mjs: the least a Node scan costs, one
-// thread and every core). Prints medians, ratios, peak RSS and the issue's targets, checked, and
+// (raw-scan floor), the Node floor (bench/node_floor.mjs --lean: the least a Node scan costs, one
+// thread and every core) and BENCHMARKS.md's reference Node scan (one thread). Prints medians, ratios, peak RSS and the issue's targets, checked, and
 // what JSON.stringify of the printed report costs alone.
 //
 //   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
@@ -121,6 +121,7 @@ function measure(cmd) {
 
 function commandsFor(corpus, plainFiles, plainBytes, threads) {
   const node = process.execPath;
+  const nodeScan = (role, name, n, mode, note) => ({ role, name, note, file: node, node: true, args: [path.join(HERE, 'node_floor.mjs'), String(n), mode, ...plainFiles], pipe: true, bytes: plainBytes });
   const tool = (role, name, extra, note) => ({ role, name, note, file: node, node: true, args: [BIN, '--sessions', corpus.dir, '--quiet', '--fail-on', 'none', ...extra], bytes: corpus.bytes });
   // The other thread count: one thread where the default uses several, two where it uses one.
   const other = threads > 1 ? 1 : 2;
@@ -131,16 +132,10 @@ function commandsFor(corpus, plainFiles, plainBytes, threads) {
     tool('last', 'trace-delegation last', ['last', '--format', 'json'], 'recent-first'),
     { role: 'baseline', name: 'python3 baseline_scan.py', note: 'the seed skill\'s scan (json.loads on every line)', file: 'python3', args: [path.join(HERE, 'baseline_scan.py'), corpus.dir], pipe: true, bytes: plainBytes },
     { role: 'floor', name: "grep -c -F '\"delegation_' (floor)", note: 'plain files, output to a pipe', file: 'grep', args: ['-c', '-F', '"delegation_', ...plainFiles], pipe: true, okCodes: [1], bytes: plainBytes },
-    ...[1, cpus().length].filter((n, i, a) => a.indexOf(n) === i).map((n) => ({
-      role: n === 1 ? 'node-floor-1' : 'node-floor',
-      name: `node floor, ${n} ${n === 1 ? 'thread' : 'threads'}`,
-      note: 'BENCHMARKS.md reference scan: indexOf + JSON.parse of the delegation lines, no report (plain files)',
-      file: node,
-      node: true,
-      args: [path.join(HERE, 'node_floor.mjs'), String(n), ...plainFiles],
-      pipe: true,
-      bytes: plainBytes,
-    })),
+    // The Node floor (lean: line split and byte pre-filter, as the tool scans) on one thread and
+    // on every core, and BENCHMARKS.md's reference script (indexOf of the needle) on one.
+    ...[1, cpus().length].filter((n, i, a) => a.indexOf(n) === i).map((n) => nodeScan(n === 1 ? 'node-floor-1' : 'node-floor', `node floor, ${n} ${n === 1 ? 'thread' : 'threads'}`, n, '--lean', 'line split + byte pre-filter + JSON.parse of the candidate lines, no report (plain files)')),
+    nodeScan('node-reference', 'node reference scan, 1 thread', 1, '--reference', 'BENCHMARKS.md reference script: indexOf of the needle + JSON.parse, no report (plain files)'),
   ];
 }
 
@@ -163,6 +158,8 @@ function table(rows) {
 
 /** Role of a saved command (runs saved before roles were recorded are matched by name). */
 function roleOf(c) {
+  // Runs saved before the lean floor existed measured only the reference script, as "node floor".
+  if (c.role?.startsWith('node-floor') && c.note?.startsWith('BENCHMARKS.md reference scan')) return c.role === 'node-floor-1' ? 'node-reference' : 'node-reference-n';
   if (c.role && c.role !== 'full-j1') return c.role;
   if (c.role === 'full-j1' || c.name.includes('--jobs 1')) return 'full-jobs'; // runs saved before --jobs 2 was measured
   if (c.name.includes('--jobs')) return 'full-jobs';
@@ -172,6 +169,9 @@ function roleOf(c) {
   if (c.name.startsWith('grep')) return 'floor';
   return 'full';
 }
+
+/** A command's name in the table; runs saved before the lean floor called the reference script "node floor". */
+const nameOf = (c) => (roleOf(c).startsWith('node-reference') ? c.name.replace(/^node floor/, 'node reference scan') : c.name);
 
 /** Two scan threads against one, whichever of them is the default here. */
 function threadsLine(other, defaultSeconds) {
@@ -191,7 +191,7 @@ function summarize(results) {
     const floor = pick(s, 'floor').median;
     for (const c of s.commands) {
       const bytes = c.bytes ?? (['baseline', 'floor'].includes(roleOf(c)) ? c.plainBytes ?? s.corpus.bytes : s.corpus.bytes);
-      rows.push({ size: s.sizeGiB, name: c.name, median: c.median, mbps: bytes / 1e6 / c.median, vsBaseline: roleOf(c) === 'baseline' ? '1.0×' : `${fmt(baseline / c.median, 1)}× faster`, vsFloor: `${fmt(c.median / floor, 1)}×`, rssMb: c.peakRssMb });
+      rows.push({ size: s.sizeGiB, name: nameOf(c), median: c.median, mbps: bytes / 1e6 / c.median, vsBaseline: roleOf(c) === 'baseline' ? '1.0×' : `${fmt(baseline / c.median, 1)}× faster`, vsFloor: `${fmt(c.median / floor, 1)}×`, rssMb: c.peakRssMb });
     }
   }
   console.log(`\n${table(rows)}\n`);
@@ -204,9 +204,12 @@ function summarize(results) {
     const last = pick(s, 'last').stats;
     if (full && last)
       console.log(`${s.sizeGiB} GiB: last read ${last.files} of ${full.files} files (${fmt(last.bytes / 1e6, 0)} of ${fmt(full.bytes / 1e6, 0)} MB); in-process analysis time (stats.durationMs, no Node start-up): last ${last.durationMs} ms, full ${full.durationMs} ms = ${fmt((last.durationMs / full.durationMs) * 100, 1)}%; full report ${fmt(pick(s, 'full').outputBytes / 1e6, 0)} MB of JSON for ${full.events} delegation events`);
-    const nodeFloor = pick(s, 'node-floor') ?? pick(s, 'node-floor-1');
-    if (nodeFloor) {
-      // The least any Node tool can take here: the floor scan, plus the report's serialization shared perfectly over every core.
+    const reference = pick(s, 'node-reference');
+    if (reference) console.log(`${s.sizeGiB} GiB: ${nameOf(reference)} (BENCHMARKS.md's, no report) ${fmt(reference.median, 3)} s = ${fmt(m('baseline') / reference.median, 1)}× faster than the baseline, ${fmt(reference.median / m('floor'), 2)}× grep`);
+    const floors = [pick(s, 'node-floor-1'), pick(s, 'node-floor')].filter(Boolean);
+    if (floors.length) {
+      // The least any Node tool can take here: the faster floor scan, plus the report's serialization shared perfectly over every core.
+      const nodeFloor = floors.reduce((a, b) => (b.median < a.median ? b : a));
       const cores = results.cores ?? 1;
       const least = nodeFloor.median + (s.stringifySeconds ?? 0) / cores;
       console.log(
@@ -268,7 +271,7 @@ for (const size of args.sizes) {
   // The tool's own stats (files read, in-process time), from one more untimed run each.
   const stats = new Map();
   let stringifySeconds = null;
-  for (const c of cmds.filter((x) => x.node && x.role !== 'node-floor' && x.role !== 'node-floor-1')) {
+  for (const c of cmds.filter((x) => x.node && !x.role.startsWith('node-'))) {
     const report = JSON.parse((await measure({ ...c, pipe: true, keepOutput: true })).output);
     stats.set(c.name, report.stats);
     // What serializing the printed report costs by itself, on one thread (the tool streams it, but writes the same bytes).

@@ -87,7 +87,7 @@ async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE
   const { roots, files, notes: unreadable } = await discoverTree(options);
   if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false, subset: false };
   if (isLastQuery(options) && options.recentFirst !== false) {
-    const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }), { maxEvents });
+    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { maxEvents });
     const notes =
       r.read < r.total && r.newestStart
         ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
@@ -367,7 +367,7 @@ export interface RecentRows {
  */
 export async function newestRecentFirst(options: AnalyzeOptions, count: number): Promise<RecentRows | null> {
   const { files } = await discoverTree(options);
-  const r = await scanRecentFirst(files, (subset) => scanJournalsParallel(subset, { jobs: options.jobs }), { count, maxEvents: RECENT_MAX_EVENTS });
+  const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { count, maxEvents: RECENT_MAX_EVENTS });
   if (r.read === r.total || !r.newestStart) return null;
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);

@@ -326,9 +326,9 @@ class Follower {
   private async replaySet(files: JournalFile[], onFile?: (done: number, total: number, bytes: number) => void): Promise<Set<number>> {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
-    const r = await scanRecentFirst(files, (subset) => scanJournals(subset), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS });
+    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS });
     if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
-    if (r.read === r.total) return every; // a small tree: read whole already
+    if (r.read === r.total && !r.readInPart) return every; // a small tree: read whole already
     r.scan.events.length = 0;
     const { index } = await indexJournalsParallel(files, { jobs: this.settings.options.jobs, starts: true, onFile });
     const newest = newestGroup(index, files);

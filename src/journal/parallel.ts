@@ -20,7 +20,7 @@ export interface WorkerFile {
  * `index-named`: also each file's delegation and session ids, for a named target.
  */
 export type ScanMode = 'events' | 'index' | 'index-named';
-export type WorkerRequest = { type: 'job'; id: number; files: WorkerFile[]; mode: ScanMode } | { type: 'stop' };
+export type WorkerRequest = { type: 'job'; id: number; files: WorkerFile[]; mode: ScanMode; maxEvents?: number } | { type: 'stop' };
 export type WorkerResponse = { type: 'done'; id: number; results: ScanFileOutput[]; chunk?: IndexChunk };
 
 /** What one group of files gave: per-file results, and in index mode the group's index records. */
@@ -96,12 +96,12 @@ function workerUrl(): URL {
 }
 
 /** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
-export async function scanGroup(files: WorkerFile[], mode: ScanMode): Promise<GroupResult> {
+export async function scanGroup(files: WorkerFile[], mode: ScanMode, maxEvents?: number): Promise<GroupResult> {
   const seen = files.length > 1 ? new Map<string, number>() : undefined;
   const builder = mode === 'events' ? undefined : new IndexChunkBuilder({ fileIds: mode === 'index-named' });
   const sink = builder ? builder.add.bind(builder) : undefined;
   const results: ScanFileOutput[] = [];
-  for (const f of files) results.push(await scanFile({ ...f, seen, sink }));
+  for (const f of files) results.push(await scanFile({ ...f, seen, sink, maxEvents }));
   return { results, chunk: builder?.finish() };
 }
 
@@ -152,13 +152,13 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   };
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
-    const here = new HereScanner(mode, record, false);
+    const here = new HereScanner(mode, record, false, options.maxEventsPerFile);
     for (const g of groups) await here.take(g);
     await here.drain();
     options.onPlan?.({ threads: 0, fellBack: 0 });
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
-    const fellBack = await runPool(queue, jobs, record, files, mode);
+    const fellBack = await runPool(queue, jobs, record, files, mode, options.maxEventsPerFile);
     options.onPlan?.({ threads: jobs, fellBack });
   }
   return results;
@@ -180,16 +180,17 @@ class HereScanner {
     private readonly record: (r: GroupResult) => void,
     /** Workers are running: their answers (and requests for more) are read between groups. */
     private readonly yieldEachGroup: boolean,
+    private readonly maxEvents?: number,
   ) {}
 
   async take(g: Group): Promise<void> {
     if (g.files.some((f) => isGzipPath(f.path))) {
-      const p: Promise<void> = scanGroup(g.files, this.mode).then(this.record).finally(() => this.archives.delete(p));
+      const p: Promise<void> = scanGroup(g.files, this.mode, this.maxEvents).then(this.record).finally(() => this.archives.delete(p));
       this.archives.add(p);
       if (this.archives.size >= ARCHIVES_IN_FLIGHT) await Promise.race(this.archives);
       return;
     }
-    this.record(await scanGroup(g.files, this.mode));
+    this.record(await scanGroup(g.files, this.mode, this.maxEvents));
     // Archives in flight take their next chunk, workers are answered (a turn of the loop costs
     // ≈ 5 µs: 0.1 s over 20,000 small sessions when nothing was waiting).
     if (this.yieldEachGroup || this.archives.size > 0) await new Promise((r) => setImmediate(r));
@@ -206,7 +207,7 @@ class HereScanner {
  * events crosses a thread boundary. A worker that fails gives its group back to the queue.
  * Returns how many groups were given back.
  */
-async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode): Promise<number> {
+async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode, maxEvents?: number): Promise<number> {
   const url = workerUrl();
   // Only large scans need it; require, not import(): the bundle is compiled by vm.Script.
   const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
@@ -227,7 +228,7 @@ async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) =>
     while (mine.length < WORKER_QUEUE && queue.length > 0) {
       const group = queue.shift()!;
       mine.push(group);
-      w.postMessage({ type: 'job', id: 0, files: group.files, mode } satisfies WorkerRequest);
+      w.postMessage({ type: 'job', id: 0, files: group.files, mode, maxEvents } satisfies WorkerRequest);
     }
   };
   for (let i = 1; i < jobs && queue.length > 1; i++) {
@@ -257,7 +258,7 @@ async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) =>
     w.on('exit', fail);
     feed(w);
   }
-  const here = new HereScanner(mode, record, true);
+  const here = new HereScanner(mode, record, true, maxEvents);
   for (;;) {
     const group = queue.shift();
     if (group) {

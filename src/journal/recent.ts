@@ -21,7 +21,11 @@ export const MTIME_MARGIN_MS = 2000;
  */
 export const RECENT_MAX_EVENTS = 20_000;
 
-export type SubsetScanner = (files: JournalFile[]) => Promise<ScanResult>;
+/**
+ * Reads the given files. `maxEventsPerFile`: a file may stop being read once it keeps more than
+ * this many events (the caller then gives up on the shortcut, so a partial file is never used).
+ */
+export type SubsetScanner = (files: JournalFile[], maxEventsPerFile: number) => Promise<ScanResult>;
 
 export interface RecentScan {
   scan: ScanResult;
@@ -32,10 +36,12 @@ export interface RecentScan {
   newestStart: string | null;
   /** Why the rule did not apply: every file was read after all (no usable start, a file written after its mtime…), or reading stopped at `maxBytes` or `maxEvents`. */
   fullReason: string | null;
+  /** A file was read only in part: it kept more than the events still allowed (`maxEvents`). */
+  readInPart: boolean;
 }
 
 /** Whether reading stopped at a limit before the rule applied: the files read cannot stand for the tree. */
-export const stoppedShort = (r: RecentScan) => r.newestStart === null && r.read < r.total;
+export const stoppedShort = (r: RecentScan) => r.newestStart === null && (r.read < r.total || r.readInPart);
 
 /** One `<sid>.jsonl` / `<sid>.jsonl.gz` pair (or a single file): always read together. */
 interface Unit {
@@ -98,11 +104,18 @@ export async function scanRecentFirst(
   let fullReason: string | null = null;
   let readBytes = 0;
   let keptEvents = 0;
+  let readInPart = false;
   let next = 0;
 
   const readUnits = async (batch: Unit[]) => {
     const indexes = batch.flatMap((u) => u.indexes).sort((a, b) => a - b);
-    const result = await scanSubset(indexes.map((i) => files[i]));
+    // One journal larger than the events still allowed stops being read there (a session being
+    // written for days would otherwise be held whole before the limit is looked at).
+    const allowed = maxEvents - keptEvents;
+    const result = await scanSubset(
+      indexes.map((i) => files[i]),
+      allowed,
+    );
     keptEvents += result.events.length;
     // The subset scanner numbers files 0..n-1; give them back their place in the full list.
     const byLocal = indexes.map((i) => ({ stats: null as FileStats | null, events: [] as JournalEvent[], index: i }));
@@ -115,6 +128,7 @@ export async function scanRecentFirst(
       slot.events.push(e);
     }
     for (const slot of byLocal) outputs.set(slot.index, { stats: slot.stats!, events: slot.events });
+    if (byLocal.some((slot) => slot.events.length > allowed)) readInPart = true;
     for (const slot of byLocal) {
       if (!fullReason && writtenAfterMtime(slot.stats!)) fullReason = `${slot.stats!.file} has lines newer than its modification time`;
       for (const e of slot.events) {
@@ -153,6 +167,11 @@ export async function scanRecentFirst(
     }
     await readUnits(batch);
     readBytes += bytes;
+    // A file read only in part cannot stand for itself, nor the files read for the tree.
+    if (readInPart) {
+      fullReason ??= `more than ${maxEvents} events would be kept`;
+      break;
+    }
   }
 
   const scan: ScanResult = { events: [], files: [] };
@@ -161,5 +180,5 @@ export async function scanRecentFirst(
     scan.files.push(o.stats);
     for (const e of o.events) scan.events.push(e);
   }
-  return { scan, read: outputs.size, total: files.length, newestStart: fullReason ? null : (nth?.ts ?? null), fullReason };
+  return { scan, read: outputs.size, total: files.length, newestStart: fullReason ? null : (nth?.ts ?? null), fullReason, readInPart };
 }

@@ -25,6 +25,12 @@ export interface ScanFileInput {
    * line cannot be read again by offset (gzip, stdin).
    */
   sink?: EventSink;
+  /**
+   * Stop reading once more than this many events are kept: the caller will not hold them
+   * (`last` then indexes the tree instead), so one very large journal is not read into memory
+   * whole. The file's events and counts are then those of its first part only.
+   */
+  maxEvents?: number;
 }
 
 export type EventSink = (event: JournalEvent, buf: Buffer, start: number, end: number, offset: number) => void;
@@ -401,9 +407,9 @@ let readBuffer: Buffer | undefined;
  * reusing one read buffer per thread (no allocation per chunk). Returns the offset after the
  * last byte.
  */
-export function readPlainInto(fd: number, scanner: LineScanner, offset = 0, end = Number.POSITIVE_INFINITY, size = Number.POSITIVE_INFINITY): number {
+export function readPlainInto(fd: number, scanner: LineScanner, offset = 0, end = Number.POSITIVE_INFINITY, size = Number.POSITIVE_INFINITY, maxEvents = Number.POSITIVE_INFINITY): number {
   const buf = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
-  while (offset < end) {
+  while (offset < end && scanner.events.length <= maxEvents) {
     const want = Math.min(READ_SIZE, end - offset);
     const n = readSync(fd, buf, 0, want, offset);
     if (n <= 0) return offset;
@@ -507,7 +513,7 @@ function scanSmallArchive(input: ScanFileInput, stats: FileStats, fd: number): S
 function scanPlainFile(input: ScanFileInput, stats: FileStats, { fd, size }: { fd: number; size: number }): ScanFileOutput {
   const scanner = new LineScanner(input, stats, 0, { rereadable: true });
   try {
-    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, size);
+    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, size, input.maxEvents);
   } catch (err) {
     stats.error = describeError(err);
   } finally {
@@ -520,8 +526,12 @@ function scanPlainFile(input: ScanFileInput, stats: FileStats, { fd, size }: { f
 /** The streaming core, shared by archives and standard input. */
 export async function scanStream(stream: Readable, input: Omit<ScanFileInput, 'path'>, stats = emptyStats(input.display, input.fileIndex)): Promise<ScanFileOutput> {
   const scanner = new LineScanner(input, stats);
+  const maxEvents = input.maxEvents ?? Number.POSITIVE_INFINITY;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer | string>) scanner.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+      scanner.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      if (scanner.events.length > maxEvents) break; // leaving the loop destroys the stream
+    }
   } catch (err) {
     stats.error = describeError(err);
   }

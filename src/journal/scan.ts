@@ -6,6 +6,8 @@ import type { ScanResult } from './types.js';
 export interface ScanOptions {
   /** Called after each file, for progress display. */
   onFile?: (done: number, total: number, bytes: number) => void;
+  /** Each file stops being read once it keeps more than this many events (ScanFileInput.maxEvents). */
+  maxEventsPerFile?: number;
 }
 
 /** Reads every file in order; one unreadable or corrupt file never stops the others. */
@@ -22,7 +24,7 @@ export async function scanJournals(files: JournalFile[], options: ScanOptions = 
       seen = seenByPair.get(f.pairKey) ?? new Map();
       seenByPair.set(f.pairKey, seen);
     }
-    const out = await scanFile({ path: f.path, display: f.display, fileIndex: i, seen });
+    const out = await scanFile({ path: f.path, display: f.display, fileIndex: i, seen, maxEvents: options.maxEventsPerFile });
     for (const e of out.events) result.events.push(e);
     result.files.push(out.stats);
     bytes += out.stats.bytes;

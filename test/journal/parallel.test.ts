@@ -106,6 +106,28 @@ describe('scanJournalsParallel', () => {
     expect(r).toStrictEqual(await scanJournals(files));
   });
 
+  it('stops each file past maxEventsPerFile on a worker as in this thread', async () => {
+    // 3,000 delegation lines after 300 KB of others: more than one read, so the stop shows.
+    const root = mkdtempSync(path.join(tmpdir(), 'td-parallel-'));
+    try {
+      const filler = Array.from({ length: 30 }, () => JSON.stringify({ type: 'llm_round', ts: TS(0, 0), text: 'x'.repeat(10_000) }));
+      const starts = Array.from({ length: 3000 }, (_, i) => ev.started(TS(1, 1), { delegation_id: `d-${i}`, parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }));
+      for (const name of ['a', 'b', 'c']) writeFileSync(path.join(root, `${name}.jsonl`), journal(...filler, ...starts, ...filler, ...starts));
+      const files = await discoverJournals([root], ROOT);
+      const here = await scanJournals(files, { maxEventsPerFile: 10 });
+      const threads = await scanJournalsParallel(files, { jobs: 2, minParallelBytes: 0, maxEventsPerFile: 10 });
+      expect(threads).toStrictEqual(here);
+      // Each file stopped after the read that took it past 10 events: well before its 6,000.
+      for (const f of files.keys()) {
+        const kept = here.events.filter((e) => e.fileIndex === f).length;
+        expect(kept).toBeGreaterThan(10);
+        expect(kept).toBeLessThan(3000);
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('reports progress once per file, ending at the total', async () => {
     const files = await discoverJournals([dir], ROOT);
     const calls: [number, number, number][] = [];

@@ -1,6 +1,7 @@
 // `last` reads newest-first by mtime and stops once the newest delegation_started is newer than
 // every unread file. It must give the same delegation report as a full scan, reading fewer files.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -173,6 +174,35 @@ describe('recent-first last', () => {
     expect(r.scan.events.length).toBeGreaterThanOrEqual(13);
     expect(r.scan.events.length).toBeLessThan(13 + 7);
     expect(stoppedShort(all)).toBe(false);
+  });
+
+  it.each([
+    ['a plain journal', false],
+    ['an archive (inflated as a stream)', true],
+  ])('stops reading %s that would keep more than maxEvents, and never takes its first part for the whole', async (_, gzip) => {
+    // One session written for days: 40 delegations with 20 KB of llm_round lines after each
+    // (800 KB, so reads of 256 KiB end well before its end), the newest at its end. Random text,
+    // so the archive is larger than one read too.
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const lines: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const d = delegation(`d-${i}`, NOW - (40 - i) * 3600_000);
+      lines.push(...d.head, ...d.runs, ...d.tail, JSON.stringify({ type: 'llm_round', ts: iso(NOW), text: randomBytes(10_000).toString('hex') }));
+    }
+    put(root, `s-long.jsonl${gzip ? '.gz' : ''}`, lines, NOW, gzip);
+    const files = await discoverJournals([root], root);
+    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxEvents: 13 });
+    expect(r.readInPart).toBe(true);
+    expect(stoppedShort(r)).toBe(true); // though its one file was read: the caller indexes the tree
+    expect(r.fullReason).toMatch(/more than 13 events would be kept/);
+    expect(r.scan.events.length).toBeLessThan(6 * 40 / 2); // the first read of 256 KiB, not the file
+    // `last` then finds the newest delegation, at the end of the file, as a whole read does.
+    const options = opts(root);
+    const whole = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    const last = await written(await prepareLast(options, 13), options, 'json');
+    expect(JSON.parse(last.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-39']);
+    expect(last).toEqual(whole);
   });
 
   it('reads everything when a delegation_started has no parseable ts', async () => {

@@ -5,7 +5,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { discoverJournals } from '../../src/journal/discover.js';
 import { defaultJobs, scanJournalsParallel } from '../../src/journal/parallel.js';
 import { scanJournals } from '../../src/journal/scan.js';
@@ -125,6 +127,26 @@ describe('scanJournalsParallel', () => {
       }
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('lets its workers end by themselves: terminate() does not wait for V8\'s background tasks, and one can abort the process', async () => {
+    const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
+    const exits: number[] = [];
+    const exitSpy = vi.spyOn(Worker.prototype, 'once').mockImplementation(function (this: InstanceType<typeof Worker>, event: string | symbol, listener: (...args: any[]) => void) {
+      const wrapped = event === 'exit' ? (code: number) => (exits.push(code), listener(code)) : listener;
+      return EventEmitter.prototype.once.call(this, event, wrapped) as InstanceType<typeof Worker>;
+    });
+    try {
+      const { sequential, parallel, plan } = await both(dir, 2);
+      expect(plan.threads).toBe(2);
+      expect(parallel).toStrictEqual(sequential);
+      expect(terminate).not.toHaveBeenCalled();
+      expect(exits).toEqual([0]); // ended on its own (a terminated worker exits with 1)
+    } finally {
+      terminate.mockRestore();
+      exitSpy.mockRestore();
     }
   });
 

@@ -196,6 +196,9 @@ function summarize(results) {
   }
   console.log(`\n${table(rows)}\n`);
   console.log('Medians of the rounds; "vs baseline" = baseline time / time; "vs floor" = time / grep time; peak RSS = the largest of the rounds.');
+  for (const s of results.sizes)
+    for (const c of s.commands)
+      if (c.failures?.length) console.log(`${s.sizeGiB} GiB: ${c.name.trim()} FAILED in ${c.failures.length} of ${c.failures.length + c.seconds.length} rounds (medians of the others): ${c.failures[0].split('\n')[0]}`);
   console.log('grep and the Python baseline read only the plain .jsonl files (the seed scan skips archives); the tool also inflates the .jsonl.gz ones.\n');
   const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
   for (const s of results.sizes) {
@@ -255,24 +258,41 @@ for (const size of args.sizes) {
   const cmds = commandsFor(corpus, plainFiles, plainBytes, threads);
   const times = new Map(cmds.map((c) => [c.name, []]));
   const rss = new Map(cmds.map((c) => [c.name, []]));
+  const failures = new Map();
   log('warm-up (page cache, one untimed run each)…');
   const output = new Map();
   for (const c of cmds) output.set(c.name, (await measure({ ...c, pipe: true })).outBytes);
   for (let round = 0; round < args.reps; round++) {
     // Rotate the order each round so drift on a shared machine hits every command alike.
     const order = cmds.map((_, i) => cmds[(i + round) % cmds.length]);
+    const failedNow = new Set();
     for (const c of order) {
-      const m = await measure(c);
+      let m;
+      try {
+        m = await measure(c);
+      } catch (err) {
+        // A crash is a finding, not the end of the run: said here, counted in the saved results.
+        log(`round ${round + 1}: ${c.name.trim()} FAILED: ${String(err.message).split('\n').slice(0, 3).join(' ')}`);
+        failures.set(c.name, [...(failures.get(c.name) ?? []), String(err.message).slice(0, 2000)]);
+        failedNow.add(c.name);
+        continue;
+      }
       times.get(c.name).push(m.seconds);
       if (m.rssMb !== null) rss.get(c.name).push(m.rssMb);
     }
-    log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.role} ${fmt(times.get(c.name).at(-1), 2)}s`).join(', ')}`);
+    log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.role} ${failedNow.has(c.name) ? 'FAILED' : `${fmt(times.get(c.name).at(-1), 2)}s`}`).join(', ')}`);
   }
   // The tool's own stats (files read, in-process time), from one more untimed run each.
   const stats = new Map();
   let stringifySeconds = null;
   for (const c of cmds.filter((x) => x.node && !x.role.startsWith('node-'))) {
-    const report = JSON.parse((await measure({ ...c, pipe: true, keepOutput: true })).output);
+    let report;
+    try {
+      report = JSON.parse((await measure({ ...c, pipe: true, keepOutput: true })).output);
+    } catch (err) {
+      log(`${c.name.trim()}: the untimed run for its stats FAILED: ${String(err.message).split('\n')[0]}`);
+      continue;
+    }
     stats.set(c.name, report.stats);
     // What serializing the printed report costs by itself, on one thread (the tool streams it, but writes the same bytes).
     if (c.role === 'full') stringifySeconds = median([0, 1, 2].map(() => timeStringify(report)));
@@ -281,7 +301,7 @@ for (const size of args.sizes) {
   const sizeResult = { sizeGiB: size, stringifySeconds, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
   for (const c of cmds) {
     const peak = rss.get(c.name).length ? Math.max(...rss.get(c.name)) : null;
-    sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, jobs: c.jobs, defaultJobs: c.defaultJobs, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null });
+    sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, jobs: c.jobs, defaultJobs: c.defaultJobs, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null, failures: failures.get(c.name) ?? [] });
   }
   results.sizes.push(sizeResult);
 }

@@ -5,7 +5,7 @@ import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, ty
 import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
 import { compareKeys, type EventIndex, type FileIds } from './journal/event-index.js';
-import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
+import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
@@ -82,12 +82,12 @@ interface JournalsRead {
 const SUBSET_NOTE = 'last read ';
 
 /** loadJournals; `last` keeps at most `maxEvents` events before it gives up on reading recent files only. */
-async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE_INFINITY): Promise<JournalsRead> {
+async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE_INFINITY, maxFileEvents = RECENT_MAX_FILE_EVENTS): Promise<JournalsRead> {
   if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false, subset: false };
   const { roots, files, notes: unreadable } = await discoverTree(options);
   if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false, subset: false };
   if (isLastQuery(options) && options.recentFirst !== false) {
-    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { maxEvents });
+    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { maxEvents, maxFileEvents });
     const notes =
       r.read < r.total && r.newestStart
         ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
@@ -236,9 +236,9 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
  * `--all`), and the groups of linked delegations are rebuilt newest start first, only until no
  * group left can hold a newer start than the newest found. Same result as a whole-tree read.
  */
-export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS): Promise<PreparedAnalysis> {
+export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS, maxFileEvents = RECENT_MAX_FILE_EVENTS): Promise<PreparedAnalysis> {
   const began = monotonicMs();
-  const read = await readJournals(options, maxEvents);
+  const read = await readJournals(options, maxEvents, maxFileEvents);
   if (!read.cut) {
     const prepared = analysisOf(read, options, began);
     if (!(read.subset && prepared.selected.some(mayHaveUnreadStart))) return prepared;
@@ -367,7 +367,7 @@ export interface RecentRows {
  */
 export async function newestRecentFirst(options: AnalyzeOptions, count: number): Promise<RecentRows | null> {
   const { files } = await discoverTree(options);
-  const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { count, maxEvents: RECENT_MAX_EVENTS });
+  const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { count, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS });
   if (r.read === r.total || !r.newestStart) return null;
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);

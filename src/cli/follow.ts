@@ -7,7 +7,7 @@ import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
-import { RECENT_MAX_EVENTS, scanRecentFirst } from '../journal/recent.js';
+import { RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
@@ -326,7 +326,7 @@ class Follower {
   private async replaySet(files: JournalFile[], onFile?: (done: number, total: number, bytes: number) => void): Promise<Set<number>> {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
-    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS });
+    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS });
     if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
     if (r.read === r.total && !r.readInPart) return every; // a small tree: read whole already
     r.scan.events.length = 0;

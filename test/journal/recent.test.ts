@@ -179,7 +179,7 @@ describe('recent-first last', () => {
   it.each([
     ['a plain journal', false],
     ['an archive (inflated as a stream)', true],
-  ])('stops reading %s that would keep more than maxEvents, and never takes its first part for the whole', async (_, gzip) => {
+  ])('reads %s past maxEvents up to maxFileEvents, stops past that, and never takes its first part for the whole', async (_, gzip) => {
     // One session written for days: 40 delegations with 20 KB of llm_round lines after each
     // (800 KB, so reads of 256 KiB end well before its end), the newest at its end. Random text,
     // so the archive is larger than one read too.
@@ -191,18 +191,30 @@ describe('recent-first last', () => {
       lines.push(...d.head, ...d.runs, ...d.tail, JSON.stringify({ type: 'llm_round', ts: iso(NOW), text: randomBytes(10_000).toString('hex') }));
     }
     put(root, `s-long.jsonl${gzip ? '.gz' : ''}`, lines, NOW, gzip);
+    const old = delegation('d-old', NOW - 5 * DAY);
+    put(root, 's-old.jsonl', [...old.head, ...old.runs, ...old.tail], NOW - 5 * DAY + 7000);
     const files = await discoverJournals([root], root);
-    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxEvents: 13 });
+    const scan = (maxFileEvents: number) => scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxEvents: 13, maxFileEvents });
+    // Past maxFileEvents too: the file stops being read.
+    const r = await scan(13);
     expect(r.readInPart).toBe(true);
-    expect(stoppedShort(r)).toBe(true); // though its one file was read: the caller indexes the tree
+    expect(stoppedShort(r)).toBe(true); // the caller indexes the tree
     expect(r.fullReason).toMatch(/more than 13 events would be kept/);
     expect(r.scan.events.length).toBeLessThan(6 * 40 / 2); // the first read of 256 KiB, not the file
-    // `last` then finds the newest delegation, at the end of the file, as a whole read does.
+    // Within maxFileEvents, it is read whole, and the rule skips the older file.
+    const whole1 = await scan(1000);
+    expect(whole1.readInPart).toBe(false);
+    expect(whole1.scan.events.length).toBe(6 * 40);
+    expect([whole1.read, whole1.total, whole1.newestStart]).toEqual([1, 2, iso(NOW - 3600_000)]);
+    // `last` finds the newest delegation, at the end of the file, either way.
     const options = opts(root);
     const whole = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
-    const last = await written(await prepareLast(options, 13), options, 'json');
-    expect(JSON.parse(last.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-39']);
-    expect(last).toEqual(whole);
+    const indexed = await written(await prepareLast(options, 13, 13), options, 'json');
+    expect(JSON.parse(indexed.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-39']);
+    expect(indexed).toEqual(whole);
+    const recent = JSON.parse((await written(await prepareLast(options, 13, 1000), options, 'json')).out);
+    expect(recent.delegations).toEqual(JSON.parse(whole.out).delegations);
+    expect(recent.limits.join('\n')).toMatch(/last read 1 of 2 journal files/);
   });
 
   it('reads everything when a delegation_started has no parseable ts', async () => {

@@ -444,6 +444,7 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   const gunzip = zlib().createGunzip({ chunkSize: READ_SIZE });
   source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
   gunzip.on('error', () => source.destroy()); // nor close the source when the archive is corrupt
+  gunzip.on('close', () => source.destroy()); // nor stop reading it when the scan stops early (maxEvents)
   return scanStream(source.pipe(gunzip), input, stats);
 }
 

@@ -1,6 +1,6 @@
 // `last` reads newest-first by mtime and stops once the newest delegation_started is newer than
 // every unread file. It must give the same delegation report as a full scan, reading fewer files.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -196,7 +196,12 @@ describe('recent-first last', () => {
     const files = await discoverJournals([root], root);
     const scan = (maxFileEvents: number) => scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxEvents: 13, maxFileEvents });
     // Past maxFileEvents too: the file stops being read.
+    const openFiles = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0);
+    const before = openFiles();
     const r = await scan(13);
+    // The journal left half read is closed (a stream closes its file asynchronously).
+    for (let i = 0; i < 50 && openFiles() > before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(openFiles()).toBe(before);
     expect(r.readInPart).toBe(true);
     expect(stoppedShort(r)).toBe(true); // the caller indexes the tree
     expect(r.fullReason).toMatch(/more than 13 events would be kept/);

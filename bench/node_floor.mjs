@@ -18,10 +18,13 @@ const NEEDLE = Buffer.from('"delegation_');
 const TYPE_HEAD = Buffer.from('{"type":"');
 const READ_SIZE = 1 << 18;
 
-/** Parses every line holding the needle in `files`; returns how many. */
-function scanReference(files) {
+/**
+ * Reads each file in blocks of READ_SIZE, after the remainder carried from the block before.
+ * `consume(buf, end, atEnd)` takes buf[0, end) and returns where its unconsumed tail starts
+ * (a line without its newline yet), which is carried; at the end of a file, `atEnd` is true.
+ */
+function readBlocks(files, consume) {
   const buf = Buffer.allocUnsafe(READ_SIZE * 2);
-  let parsed = 0;
   for (const file of files) {
     const fd = openSync(file, 'r');
     let carry = 0;
@@ -29,21 +32,30 @@ function scanReference(files) {
       if (carry === buf.length) throw new Error(`${file}: a line longer than ${buf.length} bytes`);
       const n = readSync(fd, buf, carry, Math.min(READ_SIZE, buf.length - carry), null);
       const end = carry + n;
-      // The last complete line ends here; at end of file, the file's end closes the last line.
-      const complete = n === 0 ? end : buf.lastIndexOf(10, end - 1) + 1;
-      for (let at = buf.indexOf(NEEDLE); at !== -1 && at < complete; ) {
-        const start = buf.lastIndexOf(10, at) + 1;
-        let stop = buf.indexOf(10, at);
-        if (stop === -1) stop = complete; // the last line of a file without its newline
-        if (JSON.parse(buf.toString('utf8', start, stop)).type) parsed++;
-        at = buf.indexOf(NEEDLE, stop);
-      }
+      const rest = consume(buf, end, n === 0);
       if (n === 0) break;
-      buf.copy(buf, 0, complete, end);
-      carry = end - complete;
+      buf.copy(buf, 0, rest, end);
+      carry = end - rest;
     }
     closeSync(fd);
   }
+}
+
+/** Parses every line holding the needle in `files`; returns how many. */
+function scanReference(files) {
+  let parsed = 0;
+  readBlocks(files, (buf, end, atEnd) => {
+    // The last complete line ends here; at end of file, the file's end closes the last line.
+    const complete = atEnd ? end : buf.lastIndexOf(10, end - 1) + 1;
+    for (let at = buf.indexOf(NEEDLE); at !== -1 && at < complete; ) {
+      const start = buf.lastIndexOf(10, at) + 1;
+      let stop = buf.indexOf(10, at);
+      if (stop === -1) stop = complete; // the last line of a file without its newline
+      if (JSON.parse(buf.toString('utf8', start, stop)).type) parsed++;
+      at = buf.indexOf(NEEDLE, stop);
+    }
+    return complete;
+  });
   return parsed;
 }
 
@@ -53,37 +65,27 @@ function scanReference(files) {
  * needle. Returns how many parsed to an object with a type.
  */
 function scanLean(files) {
-  const buf = Buffer.allocUnsafe(READ_SIZE * 2);
   let parsed = 0;
-  const candidate = (start, stop) => {
-    let head = stop - start > TYPE_HEAD.length;
-    for (let i = 0; head && i < TYPE_HEAD.length; i++) head = buf[start + i] === TYPE_HEAD[i];
-    if (head) return buf[start + TYPE_HEAD.length] === 0x64;
-    const at = buf.indexOf(NEEDLE, start);
-    return at !== -1 && at < stop;
-  };
-  for (const file of files) {
-    const fd = openSync(file, 'r');
-    let carry = 0;
-    for (;;) {
-      if (carry === buf.length) throw new Error(`${file}: a line longer than ${buf.length} bytes`);
-      const n = readSync(fd, buf, carry, Math.min(READ_SIZE, buf.length - carry), null);
-      const end = carry + n;
-      let start = 0;
-      for (let stop = buf.indexOf(10, start); stop !== -1 && stop < end; stop = buf.indexOf(10, start)) {
-        if (candidate(start, stop) && JSON.parse(buf.toString('utf8', start, stop)).type) parsed++;
-        start = stop + 1;
-      }
-      if (n === 0) {
-        if (start < end && candidate(start, end) && JSON.parse(buf.toString('utf8', start, end)).type) parsed++;
-        break;
-      }
-      buf.copy(buf, 0, start, end);
-      carry = end - start;
+  readBlocks(files, (buf, end, atEnd) => {
+    let start = 0;
+    for (let stop = buf.indexOf(10, start); stop !== -1 && stop < end; stop = buf.indexOf(10, start)) {
+      if (isCandidate(buf, start, stop) && JSON.parse(buf.toString('utf8', start, stop)).type) parsed++;
+      start = stop + 1;
     }
-    closeSync(fd);
-  }
+    // The last line of a file without its newline.
+    if (atEnd && start < end && isCandidate(buf, start, end) && JSON.parse(buf.toString('utf8', start, end)).type) parsed++;
+    return start;
+  });
   return parsed;
+}
+
+/** Whether buf[start, stop) can be a delegation event by its head (see scanLean). */
+function isCandidate(buf, start, stop) {
+  let head = stop - start > TYPE_HEAD.length;
+  for (let i = 0; head && i < TYPE_HEAD.length; i++) head = buf[start + i] === TYPE_HEAD[i];
+  if (head) return buf[start + TYPE_HEAD.length] === 0x64;
+  const at = buf.indexOf(NEEDLE, start);
+  return at !== -1 && at < stop;
 }
 
 const scans = { '--lean': scanLean, '--reference': scanReference };

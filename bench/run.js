@@ -170,6 +170,9 @@ function roleOf(c) {
   return 'full';
 }
 
+/** A command whose rounds' quartiles differ by more than this was measured on a busy machine. */
+const NOISY_SPREAD = 0.15;
+
 /** A command's name in the table; runs saved before the lean floor called the reference script "node floor". */
 const nameOf = (c) => (roleOf(c).startsWith('node-reference') ? c.name.replace(/^node floor/, 'node reference scan') : c.name);
 
@@ -196,6 +199,17 @@ function summarize(results) {
   }
   console.log(`\n${table(rows)}\n`);
   console.log('Medians of the rounds; "vs baseline" = baseline time / time; "vs floor" = time / grep time; peak RSS = the largest of the rounds.');
+  // This VM is shared: say how calm the rounds were, so a noisy run is read as one.
+  for (const s of results.sizes) {
+    // Upper over lower quartile (nearest rank): one slow round alone does not make a run noisy.
+    const spread = (c) => {
+      const t = [...(c?.seconds ?? [])].sort((x, y) => x - y);
+      return t.length > 2 ? t[Math.ceil(t.length * 0.75) - 1] / t[Math.floor(t.length * 0.25)] - 1 : null;
+    };
+    const worst = Math.max(...s.commands.map(spread).filter((x) => x !== null));
+    const parts = ['full', 'baseline', 'floor'].map((role) => `${role} ${fmt((spread(pick(s, role)) ?? NaN) * 100, 0)}%`);
+    console.log(`${s.sizeGiB} GiB: rounds spread (upper / lower quartile − 1): ${parts.join(', ')}${worst > NOISY_SPREAD ? ` (up to ${fmt(worst * 100, 0)}%: a busy machine; read the ratios, not the times, and measure again when calm)` : ''}`);
+  }
   for (const s of results.sizes)
     for (const c of s.commands)
       if (c.failures?.length) console.log(`${s.sizeGiB} GiB: ${c.name.trim()} FAILED in ${c.failures.length} of ${c.failures.length + c.seconds.length} rounds (medians of the others): ${c.failures[0].split('\n')[0]}`);

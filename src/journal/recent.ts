@@ -119,8 +119,8 @@ export async function scanRecentFirst(
 
   const readUnits = async (batch: Unit[]) => {
     const indexes = batch.flatMap((u) => u.indexes).sort((a, b) => a - b);
-    // One journal holding more than that stops being read there (a session written for weeks
-    // would otherwise be held whole before the limit is looked at).
+    // A journal stops being read once it keeps more than the events still allowed (or, for one
+    // long session, maxFileEvents): it would otherwise be held whole before the limit is looked at.
     const allowed = Math.max(maxEvents - keptEvents, maxFileEvents);
     const result = await scanSubset(
       indexes.map((i) => files[i]),
@@ -138,7 +138,11 @@ export async function scanRecentFirst(
       slot.events.push(e);
     }
     for (const slot of byLocal) outputs.set(slot.index, { stats: slot.stats!, events: slot.events });
-    if (byLocal.some((slot) => slot.events.length > allowed)) readInPart = true;
+    const inPart = byLocal.find((slot) => slot.events.length > allowed);
+    if (inPart) {
+      readInPart = true;
+      fullReason ??= `more than ${maxEvents} events would be kept (${inPart.stats!.file} alone holds more than ${allowed})`;
+    }
     for (const slot of byLocal) {
       if (!fullReason && writtenAfterMtime(slot.stats!)) fullReason = `${slot.stats!.file} has lines newer than its modification time`;
       for (const e of slot.events) {
@@ -178,10 +182,7 @@ export async function scanRecentFirst(
     await readUnits(batch);
     readBytes += bytes;
     // A file read only in part cannot stand for itself, nor the files read for the tree.
-    if (readInPart) {
-      fullReason ??= `more than ${maxEvents} events would be kept`;
-      break;
-    }
+    if (readInPart) break;
   }
 
   const scan: ScanResult = { events: [], files: [] };

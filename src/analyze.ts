@@ -81,13 +81,34 @@ interface JournalsRead {
 /** The start of the Limits line of a `last` that read only the recent files. */
 const SUBSET_NOTE = 'last read ';
 
+/**
+ * Progress over the batches of a recent-first read: files and bytes add up from batch to batch,
+ * and the total is the files it has decided to read so far (it does not know how many more).
+ * Called with each batch's size, returns that batch's onFile.
+ */
+function batchedProgress(onFile: AnalyzeOptions['onFile']) {
+  if (!onFile) return undefined;
+  let filesBefore = 0;
+  let bytesBefore = 0;
+  return (batchFiles: number) => {
+    const files0 = filesBefore;
+    const bytes0 = bytesBefore;
+    filesBefore += batchFiles;
+    return (done: number, _total: number, bytes: number) => {
+      onFile(files0 + done, filesBefore, bytes0 + bytes);
+      if (done === batchFiles) bytesBefore = bytes0 + bytes;
+    };
+  };
+}
+
 /** loadJournals; `last` keeps at most `maxEvents` events before it gives up on reading recent files only. */
 async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE_INFINITY, maxFileEvents = RECENT_MAX_FILE_EVENTS): Promise<JournalsRead> {
   if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false, subset: false };
   const { roots, files, notes: unreadable } = await discoverTree(options);
   if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false, subset: false };
   if (isLastQuery(options) && options.recentFirst !== false) {
-    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { maxEvents, maxFileEvents });
+    const onFile = batchedProgress(options.onFile);
+    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile, onFile: onFile?.(subset.length) }), { maxEvents, maxFileEvents });
     const notes =
       r.read < r.total && r.newestStart
         ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]

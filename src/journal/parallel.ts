@@ -96,12 +96,12 @@ function workerUrl(): URL {
 }
 
 /** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
-export async function scanGroup(files: WorkerFile[], mode: ScanMode, maxEvents?: number): Promise<GroupResult> {
+export async function scanGroup(files: WorkerFile[], mode: ScanMode, maxEvents?: number, onRead?: (fileIndex: number, bytes: number) => void): Promise<GroupResult> {
   const seen = files.length > 1 ? new Map<string, number>() : undefined;
   const builder = mode === 'events' ? undefined : new IndexChunkBuilder({ fileIds: mode === 'index-named' });
   const sink = builder ? builder.add.bind(builder) : undefined;
   const results: ScanFileOutput[] = [];
-  for (const f of files) results.push(await scanFile({ ...f, seen, sink, maxEvents }));
+  for (const f of files) results.push(await scanFile({ ...f, seen, sink, maxEvents, onRead: onRead && ((bytes) => onRead(f.fileIndex, bytes)) }));
   return { results, chunk: builder?.finish() };
 }
 
@@ -141,28 +141,46 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   const results: ScanFileOutput[] = new Array(files.length);
   let done = 0;
   let bytes = 0;
+  // Bytes read so far of the files this thread is still reading: progress within a large file.
+  const reading = new Map<number, number>();
+  let shownAt = 0;
+  const onFile = options.onFile;
+  const onRead = onFile
+    ? (fileIndex: number, n: number) => {
+        reading.set(fileIndex, (reading.get(fileIndex) ?? 0) + n);
+        let now = bytes;
+        for (const b of reading.values()) now += b;
+        if (now - shownAt < PROGRESS_STEP_BYTES) return;
+        shownAt = now;
+        onFile(done, files.length, now);
+      }
+    : undefined;
   const record = ({ results: outs, chunk }: GroupResult) => {
     if (chunk) onChunk(chunk);
     for (const o of outs) {
       results[o.stats.fileIndex] = o;
+      reading.delete(o.stats.fileIndex);
       done++;
       bytes += o.stats.bytes;
-      options.onFile?.(done, files.length, bytes);
+      onFile?.(done, files.length, bytes);
     }
   };
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
-    const here = new HereScanner(mode, record, false, options.maxEventsPerFile);
+    const here = new HereScanner(mode, record, false, options.maxEventsPerFile, onRead);
     for (const g of groups) await here.take(g);
     await here.drain();
     options.onPlan?.({ threads: 0, fellBack: 0 });
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
-    const fellBack = await runPool(queue, jobs, record, files, mode, options.maxEventsPerFile);
+    const fellBack = await runPool(queue, jobs, record, files, mode, options.maxEventsPerFile, onRead);
     options.onPlan?.({ threads: jobs, fellBack });
   }
   return results;
 }
+
+/** Within a file, progress is told each time this many more bytes have been read. */
+export const PROGRESS_STEP_BYTES = 4 * 1024 * 1024;
 
 /** Archives inflated at once by this thread while it reads plain files. */
 const ARCHIVES_IN_FLIGHT = 2;
@@ -181,16 +199,17 @@ class HereScanner {
     /** Workers are running: their answers (and requests for more) are read between groups. */
     private readonly yieldEachGroup: boolean,
     private readonly maxEvents?: number,
+    private readonly onRead?: (fileIndex: number, bytes: number) => void,
   ) {}
 
   async take(g: Group): Promise<void> {
     if (g.files.some((f) => isGzipPath(f.path))) {
-      const p: Promise<void> = scanGroup(g.files, this.mode, this.maxEvents).then(this.record).finally(() => this.archives.delete(p));
+      const p: Promise<void> = scanGroup(g.files, this.mode, this.maxEvents, this.onRead).then(this.record).finally(() => this.archives.delete(p));
       this.archives.add(p);
       if (this.archives.size >= ARCHIVES_IN_FLIGHT) await Promise.race(this.archives);
       return;
     }
-    this.record(await scanGroup(g.files, this.mode, this.maxEvents));
+    this.record(await scanGroup(g.files, this.mode, this.maxEvents, this.onRead));
     // Archives in flight take their next chunk, workers are answered (a turn of the loop costs
     // ≈ 5 µs: 0.1 s over 20,000 small sessions when nothing was waiting).
     if (this.yieldEachGroup || this.archives.size > 0) await new Promise((r) => setImmediate(r));
@@ -207,7 +226,15 @@ class HereScanner {
  * events crosses a thread boundary. A worker that fails gives its group back to the queue.
  * Returns how many groups were given back.
  */
-async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) => void, files: JournalFile[], mode: ScanMode, maxEvents?: number): Promise<number> {
+async function runPool(
+  queue: Group[],
+  jobs: number,
+  record: (r: GroupResult) => void,
+  files: JournalFile[],
+  mode: ScanMode,
+  maxEvents?: number,
+  onRead?: (fileIndex: number, bytes: number) => void,
+): Promise<number> {
   const url = workerUrl();
   // Only large scans need it; require, not import(): the bundle is compiled by vm.Script.
   const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
@@ -258,7 +285,7 @@ async function runPool(queue: Group[], jobs: number, record: (r: GroupResult) =>
     w.on('exit', fail);
     feed(w);
   }
-  const here = new HereScanner(mode, record, true, maxEvents);
+  const here = new HereScanner(mode, record, true, maxEvents, onRead); // workers' files count when done
   for (;;) {
     const group = queue.shift();
     if (group) {

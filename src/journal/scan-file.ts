@@ -31,6 +31,8 @@ export interface ScanFileInput {
    * whole. The file's events and counts are then those of its first part only.
    */
   maxEvents?: number;
+  /** Told the bytes of each piece read (after the pre-filter took it), for progress within a large file. */
+  onRead?: (bytes: number) => void;
 }
 
 export type EventSink = (event: JournalEvent, buf: Buffer, start: number, end: number, offset: number) => void;
@@ -405,9 +407,16 @@ let readBuffer: Buffer | undefined;
 /**
  * Feeds a plain file's bytes from `offset` to its current end (or to `end`) into the scanner,
  * reusing one read buffer per thread (no allocation per chunk). Returns the offset after the
- * last byte.
+ * last byte. `size`: the file's size from fstat, when known; `maxEvents`, `onRead`: as in
+ * ScanFileInput.
  */
-export function readPlainInto(fd: number, scanner: LineScanner, offset = 0, end = Number.POSITIVE_INFINITY, size = Number.POSITIVE_INFINITY, maxEvents = Number.POSITIVE_INFINITY): number {
+export function readPlainInto(
+  fd: number,
+  scanner: LineScanner,
+  offset = 0,
+  end = Number.POSITIVE_INFINITY,
+  { size = Number.POSITIVE_INFINITY, maxEvents = Number.POSITIVE_INFINITY, onRead }: { size?: number; maxEvents?: number; onRead?: (bytes: number) => void } = {},
+): number {
   const buf = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
   while (offset < end && scanner.events.length <= maxEvents) {
     const want = Math.min(READ_SIZE, end - offset);
@@ -415,6 +424,7 @@ export function readPlainInto(fd: number, scanner: LineScanner, offset = 0, end 
     if (n <= 0) return offset;
     offset += n;
     scanner.push(n === READ_SIZE ? buf : buf.subarray(0, n));
+    onRead?.(n);
     // A short read that reaches the size fstat gave is the end: no read just to be told so.
     if (n < want && offset >= size) return offset;
   }
@@ -514,7 +524,7 @@ function scanSmallArchive(input: ScanFileInput, stats: FileStats, fd: number): S
 function scanPlainFile(input: ScanFileInput, stats: FileStats, { fd, size }: { fd: number; size: number }): ScanFileOutput {
   const scanner = new LineScanner(input, stats, 0, { rereadable: true });
   try {
-    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, size, input.maxEvents);
+    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, { size, maxEvents: input.maxEvents, onRead: input.onRead });
   } catch (err) {
     stats.error = describeError(err);
   } finally {
@@ -530,7 +540,9 @@ export async function scanStream(stream: Readable, input: Omit<ScanFileInput, 'p
   const maxEvents = input.maxEvents ?? Number.POSITIVE_INFINITY;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-      scanner.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      scanner.push(piece);
+      input.onRead?.(piece.length);
       if (scanner.events.length > maxEvents) break; // leaving the loop destroys the stream
     }
   } catch (err) {

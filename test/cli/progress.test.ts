@@ -1,4 +1,6 @@
 // Progress goes to a terminal's stderr only: never to a pipe, a file or CI logs, never with --quiet.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +9,7 @@ import { runFollow } from '../../src/cli/follow.js';
 import { createProgress, formatBytes, progressLine, reportLine } from '../../src/cli/progress.js';
 import { FORMATTERS } from '../../src/format/index.js';
 import { FIXED_NOW, FIXTURES, ROOT, runBin } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
 
 /** A writable that says it is a terminal (or not) and keeps what was written. */
 function stream(isTTY: boolean) {
@@ -148,6 +151,27 @@ describe('progress through the CLI', () => {
     expect(tty.stdout).toBe((await run(['list', '--sessions', demo], false)).stdout);
     expect((await run(['list', '-q', '--sessions', demo], true)).stderr).toBe('');
     expect((await run(['-q', 'list', '--sessions', demo], true)).stderr).toBe('');
+  });
+
+  it('shows `last` reading a long session, within the file (it used to show nothing)', async () => {
+    // One 12 MB session: the newest file, read whole by `last`, in several progress steps.
+    const root = mkdtempSync(path.join(tmpdir(), 'td-progress-'));
+    try {
+      const filler = JSON.stringify({ type: 'llm_round', ts: '2025-11-03T09:00:00.000000000+00:00', text: 'x'.repeat(10_000) });
+      const lines = Array.from({ length: 1200 }, () => filler);
+      lines.push(ev.started('2025-11-03T09:00:01.000000000+00:00', { delegation_id: 'd-long', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }));
+      writeFileSync(path.join(root, 's-long.jsonl'), journal(...lines));
+      const tty = await run(['--sessions', root, '--fail-on', 'none'], true);
+      const frames = tty.stderr.split('\r').filter((f) => f.trim());
+      const bytes = frames.map((f) => /^\[[#-]{20}\] (\d+)\/1 files\s+([\d.]+) MiB/.exec(f)).filter((m) => m !== null);
+      expect(bytes.length, tty.stderr).toBeGreaterThanOrEqual(2);
+      expect(bytes.some((m) => m![1] === '0'), 'a frame before the file was done').toBe(true);
+      expect(Number(bytes.at(-1)![2])).toBeGreaterThan(11);
+      expect(tty.stderr.endsWith('\r')).toBe(true); // erased before the report
+      expect(tty.stdout).toBe((await run(['--sessions', root, '--fail-on', 'none'], false)).stdout);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('is silent with --quiet or -q, even on a terminal', async () => {

@@ -5,11 +5,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { discoverJournals } from '../../src/journal/discover.js';
-import { defaultJobs, scanJournalsParallel } from '../../src/journal/parallel.js';
+import { defaultJobs, PROGRESS_STEP_BYTES, scanJournalsParallel } from '../../src/journal/parallel.js';
 import { scanJournals } from '../../src/journal/scan.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
@@ -147,6 +148,29 @@ describe('scanJournalsParallel', () => {
     } finally {
       terminate.mockRestore();
       exitSpy.mockRestore();
+    }
+  });
+
+  it.each([
+    ['a plain journal', false],
+    ['an archive (inflated as a stream)', true],
+  ])('tells progress within %s too, in steps, ending at its size', async (_, gzip) => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-parallel-'));
+    try {
+      // Random text, so the archive is large enough to be inflated as a stream.
+      const text = journal(...Array.from({ length: 1500 }, () => JSON.stringify({ type: 'llm_round', ts: TS(0, 0), text: randomBytes(5_000).toString('hex') })));
+      writeFileSync(path.join(root, `long.jsonl${gzip ? '.gz' : ''}`), gzip ? gzipSync(text, { level: 1 }) : text);
+      const files = await discoverJournals([root], ROOT);
+      const calls: [number, number, number][] = [];
+      const r = await scanJournalsParallel(files, { jobs: 1, onFile: (d, t, b) => calls.push([d, t, b]) });
+      const size = r.files[0].bytes;
+      const within = calls.filter(([done]) => done === 0);
+      expect(within.length).toBeGreaterThanOrEqual(Math.floor(size / PROGRESS_STEP_BYTES)); // 15 MB: 3 steps
+      expect(within.map(([, , b]) => b)).toEqual([...within.map(([, , b]) => b)].sort((a, b) => a - b));
+      expect(within.every(([, total, b]) => total === 1 && b < size)).toBe(true);
+      expect(calls.at(-1)).toEqual([1, 1, size]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 

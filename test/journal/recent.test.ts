@@ -222,6 +222,47 @@ describe('recent-first last', () => {
     expect(recent.limits.join('\n')).toMatch(/last read 1 of 2 journal files/);
   });
 
+  it('finds the same newest delegation as a whole read on random trees, whatever the limits', async () => {
+    // Seeded random trees: sessions of 1-6 delegations each (a few spread over two files, a few
+    // padded past one 256 KiB read), every file dated by its last line as appends would date it,
+    // read with limits that make each path run: the recent files in memory, a journal stopped in
+    // part, the whole tree indexed.
+    let seed = 20261130;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pad = JSON.stringify({ type: 'llm_round', ts: iso(NOW), text: 'p'.repeat(3_000) });
+    for (let tree = 0; tree < 24; tree++) {
+      const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+      dirs.push(root);
+      const sessions = 1 + rand(5);
+      for (let k = 0; k < sessions; k++) {
+        const lines: string[] = [];
+        const elsewhere: string[] = [];
+        let last = 0;
+        // Appended in time order, as the engine writes them.
+        const starts = Array.from({ length: 1 + rand(6) }, () => NOW - (1 + rand(20 * 24)) * 3600_000).sort((x, y) => x - y);
+        for (const [i, t] of starts.entries()) {
+          const d = delegation(`d-${tree}-${k}-${i}`, t, rand(3) ? 'completed' : 'failed');
+          const split = rand(5) === 0; // its sub-runs in another session's file
+          lines.push(...d.head, ...(split ? [] : d.runs), ...d.tail);
+          if (split) elsewhere.push(...d.runs);
+          if (rand(2) === 0) for (let j = 0; j < 100; j++) lines.push(pad); // 300 KB: more than one read
+          last = Math.max(last, t + 7000);
+        }
+        put(root, `s-${k}.jsonl`, lines, last);
+        if (elsewhere.length) put(root, `s-${k}-tracker.jsonl`, elsewhere, last);
+      }
+      const options = opts(root);
+      const whole = JSON.parse((await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json')).out);
+      for (const [maxEvents, maxFileEvents] of [[1_000, 1_000], [5, 0], [13, 13], [0, 0]]) {
+        const last = JSON.parse((await written(await prepareLast(options, maxEvents, maxFileEvents), options, 'json')).out);
+        expect(last.delegations, `tree ${tree}, limits ${maxEvents}/${maxFileEvents}`).toEqual(whole.delegations);
+      }
+    }
+  });
+
   it('reads everything when a delegation_started has no parseable ts', async () => {
     const { root } = history();
     put(root, 's-untimed.jsonl', [ev.started('sometime', { delegation_id: 'd-untimed', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })], NOW - 60_000);

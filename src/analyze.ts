@@ -493,10 +493,11 @@ export class ReportAssembler {
   }
 
   tail(): Pick<TraceReport, 'summary' | 'limits' | 'stats'> {
+    const now = monotonicMs(); // once: without a start (follow mode) the duration is 0, never −1
     return {
       summary: { ...this.summary },
       limits: [...scanLimits(this.scan.files, this.mentioned), ...(this.context.notes ?? []), ...(this.context.lateNotes?.() ?? [])],
-      stats: scanStats(this.scan, monotonicMs() - (this.context.began ?? monotonicMs())),
+      stats: scanStats(this.scan, now - (this.context.began ?? now)),
     };
   }
 }

@@ -2,7 +2,7 @@
 // the formatters return for the whole report, on every fixture tree and target kind.
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildTraceReport, prepareAnalysis, type AnalyzeOptions } from '../../src/analyze.js';
 import { writeReportStream } from '../../src/cli/stream-report.js';
 import { FORMATTERS } from '../../src/format/index.js';
@@ -57,5 +57,22 @@ describe('streamed report', () => {
     const { summary } = JSON.parse(Buffer.from(failing.whole, 'latin1').toString());
     expect(failing.code).toBe(summary.error + summary.warning > 0 ? 1 : 0);
     expect((await both({ sessions: [demo], all: true }, 'json', 'none')).code).toBe(0);
+  });
+});
+
+describe('the report duration', () => {
+  it('is 0, never negative, when the report has no start time (follow mode builds it so)', async () => {
+    const opts = { cwd: ROOT, sessions: [path.join(FIXTURES, 'sessions')], checkOptions: { nowMs: NOW } };
+    const prepared = await prepareAnalysis(opts);
+    // A clock that moves 1 ms at every reading: a duration read as "now − (start ?? now)" with
+    // two readings comes out −1.
+    let tick = 0n;
+    const clock = vi.spyOn(process.hrtime, 'bigint').mockImplementation(() => (tick += 1_000_000n));
+    try {
+      const report = buildTraceReport(prepared.scan, prepared, opts, {});
+      expect(report.stats.durationMs).toBe(0);
+    } finally {
+      clock.mockRestore();
+    }
   });
 });

@@ -242,6 +242,8 @@ async function runPool(
   // groups, and a worker waiting for that would sit idle.
   const inFlight = new Map<Worker, Group[]>();
   const workers: Worker[] = [];
+  /** Workers that have exited already (failed): there is nothing to stop, nor an exit to wait for. */
+  const exited = new Set<Worker>();
   let givenBack = 0;
   let wake: (() => void) | null = null;
   const signal = () => {
@@ -282,7 +284,10 @@ async function runPool(
       signal();
     };
     w.on('error', fail);
-    w.on('exit', fail);
+    w.on('exit', () => {
+      exited.add(w);
+      fail();
+    });
     feed(w);
   }
   const here = new HereScanner(mode, record, true, maxEvents, onRead); // workers' files count when done
@@ -296,7 +301,7 @@ async function runPool(
     if (!busy()) break;
     await new Promise<void>((r) => (wake = r));
   }
-  await Promise.all(workers.map(stopWorker));
+  await Promise.all(workers.filter((w) => !exited.has(w)).map(stopWorker));
   return givenBack;
 }
 

@@ -174,6 +174,27 @@ describe('scanJournalsParallel', () => {
     }
   });
 
+  it('reads a dead worker\'s files here, and still ends (no wait for an exit that already happened)', async () => {
+    const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+    const post = Worker.prototype.postMessage;
+    // The worker is killed as it gets its first job: it exits with that job unanswered.
+    const postMessage = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: InstanceType<typeof Worker>, msg: unknown, transfer?: readonly Transferable[]) {
+      post.call(this, msg, transfer as never);
+      if ((msg as { type?: string }).type === 'job') void this.terminate();
+    });
+    try {
+      const files = await discoverJournals([dir], ROOT);
+      const sequential = await scanJournals(files);
+      let plan = { threads: -1, fellBack: -1 };
+      // Waiting for the dead worker's exit (it came already) would never end: the test times out.
+      const parallel = await scanJournalsParallel(files, { jobs: 2, minParallelBytes: 0, onPlan: (p) => (plan = p) });
+      expect(parallel).toStrictEqual(sequential);
+      expect(plan.fellBack).toBeGreaterThanOrEqual(1);
+    } finally {
+      postMessage.mockRestore();
+    }
+  }, 15_000);
+
   it('reports progress once per file, ending at the total', async () => {
     const files = await discoverJournals([dir], ROOT);
     const calls: [number, number, number][] = [];

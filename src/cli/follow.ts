@@ -8,7 +8,6 @@ import { defaultSessionRoots, discoverJournals, type JournalFile } from '../jour
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst } from '../journal/recent.js';
-import { ArchivePrefetch } from './archive-prefetch.js';
 import { scanJournals } from '../journal/scan.js';
 import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
@@ -141,8 +140,6 @@ class Follower {
   private fileCount = 0;
   private evaluationTimer: NodeJS.Timeout | null = null;
   private reportsPrinted = 0;
-  /** During the replay: the next archive, inflating ahead. */
-  private prefetch: ArchivePrefetch | null = null;
   /** Tails by display path, rebuilt after a journal is added (statsOf). */
   private tailsByDisplay: Map<string, Tail> | null = null;
   /** Reports not written yet: the replay writes them in batches (output()). */
@@ -190,14 +187,8 @@ class Follower {
     try {
       const replayed = await this.replaySet(files, progress?.onFile);
       let bytes = 0;
-      // The next archive inflates ahead while the journals before it are read (archive-prefetch.ts).
-      const archives = files.flatMap((f, i) => (replayed.has(i) && isGzipPath(f.path) ? [i] : []));
-      let ahead = 0;
-      this.prefetch = new ArchivePrefetch(ARCHIVE_CHUNK);
       for (let i = 0; i < files.length; i++) {
         if (await this.breathe()) return;
-        while (ahead < archives.length && archives[ahead] <= i) ahead++;
-        if (ahead < archives.length) this.prefetch.start(files[archives[ahead]].path);
         if (replayed.has(i)) {
           if (indexed) this.builder = new IndexChunkBuilder({ fileIds: !this.all() });
           bytes += (await this.add(files[i])).scanner.stats.bytes;
@@ -207,8 +198,6 @@ class Follower {
       }
     } finally {
       progress?.finish();
-      this.prefetch?.clear();
-      this.prefetch = null;
     }
     this.replaying = false;
     if (indexed) await this.replayIndexed(files);
@@ -524,12 +513,6 @@ class Follower {
   }
 
   private async readArchive(tail: Tail): Promise<void> {
-    const prefetched = await this.prefetch?.take(tail.file.path, tail);
-    if (prefetched) {
-      for (const chunk of prefetched) tail.scanner.push(chunk);
-      tail.scanner.finish();
-      return;
-    }
     const source = createReadStream(tail.file.path, { highWaterMark: ARCHIVE_CHUNK });
     const gunzip = createGunzip({ chunkSize: ARCHIVE_CHUNK });
     source.on('error', (err) => gunzip.destroy(err));

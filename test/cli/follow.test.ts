@@ -308,6 +308,24 @@ describe('--follow', () => {
     }
   });
 
+  it('replays journals and archives interleaved as --all reads them', async () => {
+    const dir = tree();
+    const at = (s: number) => iso(Date.parse('2026-03-01T10:00:00Z') + s * 1000);
+    const delegation = (id: string, t: number) => [started(id, at(t)), subStarted(id, at(t + 1)), subDone(id, at(t + 2)), completed(id, at(t + 3))];
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ type: 'llm_round', ts: at(0), i, text: 'x'.repeat(2000) }));
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...delegation('d-1', 0), ...filler(50)));
+    writeFileSync(path.join(dir, 's-2.jsonl.gz'), gzipSync(journal(...delegation('d-2', 10), ...filler(200))));
+    writeFileSync(path.join(dir, 's-3.jsonl'), journal(...delegation('d-3', 20)));
+    writeFileSync(path.join(dir, 's-4.jsonl.gz'), gzipSync(journal(...filler(100), ...delegation('d-4', 30))));
+    const f = follow(dir, ['--format', 'ndjson', '--all']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    expect(printed.map((d: { id: string }) => d.id)).toEqual(['d-1', 'd-2', 'd-3', 'd-4']);
+    expect(printed).toEqual(all.stdout.trim().split('\n').map((l) => JSON.parse(l)));
+  });
+
   it('reads a journal replaced by another file (written aside and renamed over it) from the start', async () => {
     const { file, f } = await followingOne('d-a');
     // Larger than before, and different from its first byte: read from the old offset it would

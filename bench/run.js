@@ -207,7 +207,10 @@ function summarize(results) {
       return t.length > 2 ? t[Math.ceil(t.length * 0.75) - 1] / t[Math.floor(t.length * 0.25)] - 1 : null;
     };
     const worst = Math.max(...s.commands.map(spread).filter((x) => x !== null));
-    const parts = ['full', 'baseline', 'floor'].map((role) => `${role} ${fmt((spread(pick(s, role)) ?? NaN) * 100, 0)}%`);
+    const parts = ['full', 'baseline', 'floor'].map((role) => {
+      const x = spread(pick(s, role));
+      return `${role} ${x === null ? 'n/a (fewer than 3 rounds)' : `${fmt(x * 100, 0)}%`}`;
+    });
     console.log(`${s.sizeGiB} GiB: rounds spread (upper / lower quartile − 1): ${parts.join(', ')}${worst > NOISY_SPREAD ? ` (up to ${fmt(worst * 100, 0)}%: a busy machine; read the ratios, not the times, and measure again when calm)` : ''}`);
   }
   for (const s of results.sizes)

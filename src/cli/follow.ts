@@ -388,11 +388,7 @@ class Follower {
     for (const other of this.tails.values()) {
       if (other.file.pairKey !== file.pairKey) continue;
       if (other.unreadUpTo !== undefined) other.scanner = this.newScanner(other.file, other.fileIndex); // nothing read yet
-      else {
-        this.forget(other);
-        other.size = -1;
-        this.rereads.add(other);
-      }
+      else this.dropForReread(other);
     }
     await this.reread();
   }
@@ -413,11 +409,16 @@ class Follower {
     // read the sibling again too, or what this file no longer holds would be lost.
     for (const other of this.tails.values()) {
       if (other === tail || other.file.pairKey !== tail.file.pairKey || other.unreadUpTo !== undefined) continue;
-      this.forget(other);
-      other.size = -1;
-      this.rereads.add(other); // read again before anything is evaluated: a report in between would miss its events
+      this.dropForReread(other);
       this.kick(false);
     }
+  }
+
+  /** Drops what a tail gave, to read it again from the start before anything is evaluated (a report in between would miss its events). */
+  private dropForReread(tail: Tail): void {
+    this.forget(tail);
+    tail.size = -1;
+    this.rereads.add(tail);
   }
 
   /** Reads the tails that a reset dropped, until none is left (a sibling's reset can drop another). */
@@ -614,16 +615,12 @@ class Follower {
     }
   }
 
-  private fileStats(): FileStats[] {
-    return [...this.tails.values()].map((t) => t.scanner.stats);
-  }
-
   private setTail(path: string, tail: Tail): void {
     this.tails.set(path, tail);
     this.tailsByDisplay = null;
   }
 
-  /** The stats of the journals named (display paths), in the order the tails were added, as fileStats() lists them. */
+  /** The stats of the journals named (display paths), in the order the tails were added. */
   private statsOf(displays: readonly string[]): FileStats[] {
     this.tailsByDisplay ??= new Map([...this.tails.values()].map((t) => [t.file.display, t] as const));
     const found: Tail[] = [];

@@ -23,6 +23,12 @@ export type ScanMode = 'events' | 'index' | 'index-named';
 export type WorkerRequest = { type: 'job'; id: number; files: WorkerFile[]; mode: ScanMode; maxEvents?: number } | { type: 'stop' };
 export type WorkerResponse = { type: 'done'; id: number; results: ScanFileOutput[]; chunk?: IndexChunk };
 
+/** What every file's scan is given (ScanFileInput): a stop past `maxEvents`, and progress within the file. */
+interface PerFile {
+  maxEvents?: number;
+  onRead?: (fileIndex: number, bytes: number) => void;
+}
+
 /** What one group of files gave: per-file results, and in index mode the group's index records. */
 interface GroupResult {
   results: ScanFileOutput[];
@@ -96,7 +102,7 @@ function workerUrl(): URL {
 }
 
 /** Scans one pair group (here or in a worker), sharing the duplicate filter between its files. */
-export async function scanGroup(files: WorkerFile[], mode: ScanMode, maxEvents?: number, onRead?: (fileIndex: number, bytes: number) => void): Promise<GroupResult> {
+export async function scanGroup(files: WorkerFile[], mode: ScanMode, { maxEvents, onRead }: PerFile = {}): Promise<GroupResult> {
   const seen = files.length > 1 ? new Map<string, number>() : undefined;
   const builder = mode === 'events' ? undefined : new IndexChunkBuilder({ fileIds: mode === 'index-named' });
   const sink = builder ? builder.add.bind(builder) : undefined;
@@ -155,6 +161,7 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
         onFile(done, files.length, now);
       }
     : undefined;
+  const perFile: PerFile = { maxEvents: options.maxEventsPerFile, onRead };
   const record = ({ results: outs, chunk }: GroupResult) => {
     if (chunk) onChunk(chunk);
     for (const o of outs) {
@@ -167,13 +174,13 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   };
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
-    const here = new HereScanner(mode, record, false, options.maxEventsPerFile, onRead);
+    const here = new HereScanner(mode, record, false, perFile);
     for (const g of groups) await here.take(g);
     await here.drain();
     options.onPlan?.({ threads: 0, fellBack: 0 });
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
-    const fellBack = await runPool(queue, jobs, record, files, mode, options.maxEventsPerFile, onRead);
+    const fellBack = await runPool(queue, jobs, record, files, mode, perFile);
     options.onPlan?.({ threads: jobs, fellBack });
   }
   return results;
@@ -198,18 +205,17 @@ class HereScanner {
     private readonly record: (r: GroupResult) => void,
     /** Workers are running: their answers (and requests for more) are read between groups. */
     private readonly yieldEachGroup: boolean,
-    private readonly maxEvents?: number,
-    private readonly onRead?: (fileIndex: number, bytes: number) => void,
+    private readonly perFile: PerFile = {},
   ) {}
 
   async take(g: Group): Promise<void> {
     if (g.files.some((f) => isGzipPath(f.path))) {
-      const p: Promise<void> = scanGroup(g.files, this.mode, this.maxEvents, this.onRead).then(this.record).finally(() => this.archives.delete(p));
+      const p: Promise<void> = scanGroup(g.files, this.mode, this.perFile).then(this.record).finally(() => this.archives.delete(p));
       this.archives.add(p);
       if (this.archives.size >= ARCHIVES_IN_FLIGHT) await Promise.race(this.archives);
       return;
     }
-    this.record(await scanGroup(g.files, this.mode, this.maxEvents, this.onRead));
+    this.record(await scanGroup(g.files, this.mode, this.perFile));
     // Archives in flight take their next chunk, workers are answered (a turn of the loop costs
     // ≈ 5 µs: 0.1 s over 20,000 small sessions when nothing was waiting).
     if (this.yieldEachGroup || this.archives.size > 0) await new Promise((r) => setImmediate(r));
@@ -232,8 +238,7 @@ async function runPool(
   record: (r: GroupResult) => void,
   files: JournalFile[],
   mode: ScanMode,
-  maxEvents?: number,
-  onRead?: (fileIndex: number, bytes: number) => void,
+  perFile: PerFile,
 ): Promise<number> {
   const url = workerUrl();
   // Only large scans need it; require, not import(): the bundle is compiled by vm.Script.
@@ -257,7 +262,7 @@ async function runPool(
     while (mine.length < WORKER_QUEUE && queue.length > 0) {
       const group = queue.shift()!;
       mine.push(group);
-      w.postMessage({ type: 'job', id: 0, files: group.files, mode, maxEvents } satisfies WorkerRequest);
+      w.postMessage({ type: 'job', id: 0, files: group.files, mode, maxEvents: perFile.maxEvents } satisfies WorkerRequest);
     }
   };
   for (let i = 1; i < jobs && queue.length > 1; i++) {
@@ -290,7 +295,7 @@ async function runPool(
     });
     feed(w);
   }
-  const here = new HereScanner(mode, record, true, maxEvents, onRead); // workers' files count when done
+  const here = new HereScanner(mode, record, true, perFile); // workers' files count when done
   for (;;) {
     const group = queue.shift();
     if (group) {

@@ -122,10 +122,7 @@ export async function scanRecentFirst(
     // A journal stops being read once it keeps more than the events still allowed (or, for one
     // long session, maxFileEvents): it would otherwise be held whole before the limit is looked at.
     const allowed = Math.max(maxEvents - keptEvents, maxFileEvents);
-    const result = await scanSubset(
-      indexes.map((i) => files[i]),
-      allowed,
-    );
+    const result = await scanSubset(indexes.map((i) => files[i]), allowed);
     keptEvents += result.events.length;
     // The subset scanner numbers files 0..n-1; give them back their place in the full list.
     const byLocal = indexes.map((i) => ({ stats: null as FileStats | null, events: [] as JournalEvent[], index: i }));

@@ -13,7 +13,7 @@ port.on('message', async (msg: WorkerRequest) => {
     return;
   }
   // One job is one `<sid>.jsonl` / `.jsonl.gz` group: its files share the duplicate filter.
-  const { results, chunk } = await scanGroup(msg.files, msg.mode, msg.maxEvents);
+  const { results, chunk } = await scanGroup(msg.files, msg.mode, { maxEvents: msg.maxEvents });
   // The main thread puts file names back: no copy of the same string per event.
   for (const out of results) for (const e of out.events) e.file = '';
   const reply: WorkerResponse = { type: 'done', id: msg.id, results, chunk };

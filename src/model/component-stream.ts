@@ -52,8 +52,7 @@ class RecordReader {
 
   /** The events of `records`, but for those in a file of `skipFiles`. */
   events(records: Int32Array): JournalEvent[] {
-    const { skipFiles } = this;
-    const { index } = this;
+    const { index, skipFiles } = this;
     const out: JournalEvent[] = [];
     // The component's plain records: file, offset and length, read once from the paged columns.
     const rec: number[] = [];

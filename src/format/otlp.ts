@@ -14,7 +14,7 @@ function tsNanos(ts: string | null): string | null {
   return ns !== null && BigInt(ns) >= 0n && BigInt(ns) <= MAX_FIXED64 ? ns : null;
 }
 
-type AnyValue = { stringValue: string } | { intValue: string } | { boolValue: boolean } | { arrayValue: { values: AnyValue[] } };
+type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean } | { arrayValue: { values: AnyValue[] } };
 interface KeyValue {
   key: string;
   value: AnyValue;
@@ -54,7 +54,11 @@ function kv(key: string, value: string | number | boolean | string[] | null | un
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return { key, value: { arrayValue: { values: value.map((v) => ({ stringValue: v })) } } };
   if (typeof value === 'boolean') return { key, value: { boolValue: value } };
-  if (typeof value === 'number') return Number.isInteger(value) ? { key, value: { intValue: String(value) } } : { key, value: { stringValue: String(value) } };
+  // int64 travels as a decimal string: only a safe integer is written as one ("1e+21" is no int64).
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) return { key, value: { intValue: String(value) } };
+    return { key, value: Number.isFinite(value) ? { doubleValue: value } : { stringValue: String(value) } };
+  }
   return { key, value: { stringValue: value } };
 }
 
@@ -227,14 +231,25 @@ export function otlpSpans(report: TraceReport): OtlpSpan[] {
   return spans;
 }
 
+/**
+ * Protobuf strings must be valid UTF-8: a lone surrogate (a preview cut inside an emoji) makes a
+ * collector refuse the whole request, so it becomes U+FFFD.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const wellFormed = (_key: string, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value);
+
 export const formatOtlp: Formatter = (report) => {
+  const spans = otlpSpans(report);
+  // Senders should not send empty envelopes: no span, no resource.
   const body = {
-    resourceSpans: [
-      {
-        resource: { attributes: attrs(kv('service.name', 'astra-delegation'), kv('astra.journal.files', report.stats.files)) },
-        scopeSpans: [{ scope: { name: report.tool.name, version: report.tool.version }, spans: otlpSpans(report) }],
-      },
-    ],
+    resourceSpans: spans.length
+      ? [
+          {
+            resource: { attributes: attrs(kv('service.name', 'astra-delegation'), kv('astra.journal.files', report.stats.files)) },
+            scopeSpans: [{ scope: { name: report.tool.name, version: report.tool.version }, spans }],
+          },
+        ]
+      : [],
   };
-  return `${JSON.stringify(body, null, 2)}\n`;
+  return `${JSON.stringify(body, wellFormed, 2)}\n`;
 };

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { CHECK_META_BY_ID } from '../checks/catalog.js';
 import { CHECKS } from '../checks/index.js';
 import type { CheckMeta, Finding, Severity } from '../checks/types.js';
 import type { Location } from '../journal/types.js';
@@ -15,10 +16,11 @@ const LEVEL: Record<Severity, Level> = { error: 'error', warning: 'warning', inf
 
 /**
  * SARIF plain-text messages treat `[text](n)` as an embedded link, so literal brackets (and the
- * backslash that escapes them) are escaped; control and bidi characters are shown escaped.
+ * backslash that escapes them) are escaped, and `{0}` as a placeholder, so literal braces are
+ * doubled (§3.11.5); control and bidi characters are shown escaped.
  */
 export function sarifText(s: string): string {
-  return safeTerminalText(s).replace(/[\\[\]]/g, (c) => `\\${c}`);
+  return safeTerminalText(s).replace(/[\\[\]{}]/g, (c) => (c === '{' || c === '}' ? c + c : `\\${c}`));
 }
 
 const pascalCase = (id: string) => id.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
@@ -46,13 +48,21 @@ function ruleFromMeta(meta: CheckMeta) {
   };
 }
 
-/** A finding whose id is not a built-in check (e.g. a contract check) still gets a rule. */
-function ruleFromFinding(f: Finding) {
+/**
+ * The rule of a finding that is not a built-in check: a contract check's from its catalog entry;
+ * a check the tool does not know (a library caller's) gets a described rule with no default
+ * level, since a finding's severity may be a --rule override, not the check's default.
+ */
+function ruleForFinding(f: Finding) {
+  const meta = CHECK_META_BY_ID.get(f.id);
+  if (meta) return ruleFromMeta(meta);
+  const text = `trace-delegation check ${f.id} (not in the tool's catalog: see the findings' messages)`;
   return {
     id: f.id,
     name: pascalCase(f.id),
     shortDescription: { text: `trace-delegation check ${f.id}` },
-    defaultConfiguration: { level: LEVEL[f.severity] },
+    fullDescription: { text },
+    help: { text, markdown: text },
     properties: { symptom: f.symptom, tags: ['trace-delegation'] },
   };
 }
@@ -82,11 +92,11 @@ function evidenceFor(f: Finding, d: DelegationReport): Location[] {
 
 /** SARIF 2.1.0: one rule per check id, one result per finding located at its journal line. */
 export const formatSarif: Formatter = (report: TraceReport) => {
-  const rules: ReturnType<typeof ruleFromFinding | typeof ruleFromMeta>[] = CHECKS.map((c) => ruleFromMeta(c.meta));
+  const rules: ReturnType<typeof ruleForFinding | typeof ruleFromMeta>[] = CHECKS.map((c) => ruleFromMeta(c.meta));
   const ruleIndex = new Map(rules.map((r, i) => [r.id, i] as const));
   const results = report.delegations.flatMap((d) =>
     d.findings.map((f) => {
-      if (!ruleIndex.has(f.id)) ruleIndex.set(f.id, rules.push(ruleFromFinding(f)) - 1);
+      if (!ruleIndex.has(f.id)) ruleIndex.set(f.id, rules.push(ruleForFinding(f)) - 1);
       const [primary, ...related] = evidenceFor(f, d);
       return {
         ruleId: f.id,

@@ -38,10 +38,15 @@ describe('html escaping helpers', () => {
   });
 
   it('keeps JSON in a script block from closing or commenting the block, and round-trips', () => {
-    const value = { s: '</script><!-- <script> & \u2028' };
+    const value = { s: '</script><!-- <script> & \u2028 \u0085 \ufffe \ufdd0' };
     const out = jsonForScript(value);
-    expect(out).not.toMatch(/[<>&\u2028]/);
+    // Nor a character the HTML parser calls an error (C1 controls, noncharacters).
+    expect(out).not.toMatch(/[<>&\u2028\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]/);
     expect(JSON.parse(out)).toEqual(value);
+  });
+
+  it('spells out noncharacters, which the HTML parser calls errors', () => {
+    expect(visible('a\ufffeb\uffffc\ufdd0d\ufdefe\ufffdf')).toBe('a\\ufffeb\\uffffc\\ufdd0d\\ufdefe\ufffdf');
   });
 });
 

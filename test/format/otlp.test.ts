@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, runBin } from '../helpers/cli.js';
@@ -7,6 +9,7 @@ import { ev, journal } from '../helpers/journal.js';
 interface AnyValue {
   stringValue?: string;
   intValue?: string;
+  doubleValue?: number;
   boolValue?: boolean;
   arrayValue?: { values: AnyValue[] };
 }
@@ -146,5 +149,49 @@ describe('--format otlp', () => {
     expect(r.endTimeUnixNano).toBe(ra.startTimeUnixNano);
     expect(attr(r, 'astra.open_ended')).toEqual({ boolValue: true });
     expect(attr(ra, 'astra.open_ended')).toEqual({ boolValue: true });
+  });
+
+  it('writes intValue only for an int64 it can hold exactly; a larger number is a doubleValue', async () => {
+    const input = journal(
+      ev.started('2025-11-03T09:00:00Z', { delegation_id: 'big-d', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.subStarted('2025-11-03T09:00:01Z', { delegation_id: 'big-d', sub_run_id: 'ra', parent_run_id: 'p', agent_id: 'a', depth: 1e21 }),
+      ev.subCompleted('2025-11-03T09:00:02Z', { delegation_id: 'big-d', sub_run_id: 'ra', agent_id: 'a', status: 'completed', output_preview: 'done' }),
+      ev.completed('2025-11-03T09:00:03Z', { delegation_id: 'big-d', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1e300, failed: 0, aggregated_status: 'completed' }),
+    );
+    const { spans, raw } = await otlp(['--stdin'], input);
+    expect(attr(root(spans, 'big-d'), 'astra.delegation.succeeded')).toEqual({ doubleValue: 1e300 });
+    expect(attr(root(spans, 'big-d'), 'astra.delegation.failed')).toEqual({ intValue: '0' });
+    // Every intValue is a decimal int64 (protobuf JSON decoders refuse "1e+21").
+    const ints = [...raw.matchAll(/"intValue": "([^"]*)"/g)].map((m) => m[1]);
+    expect(ints.length).toBeGreaterThan(0);
+    for (const v of ints) {
+      expect(v).toMatch(/^-?\d+$/);
+      expect(BigInt(v) <= 2n ** 63n - 1n).toBe(true);
+    }
+  });
+
+  it('replaces a lone surrogate with U+FFFD in span names and attributes (protobuf strings are UTF-8)', async () => {
+    const input = journal(
+      ev.started('2025-11-03T09:00:00Z', { delegation_id: 'sur-d', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['agent\ud800'] }),
+      ev.subStarted('2025-11-03T09:00:01Z', { delegation_id: 'sur-d', sub_run_id: 'ra', parent_run_id: 'p', agent_id: 'agent\ud800' }),
+      ev.subCompleted('2025-11-03T09:00:02Z', { delegation_id: 'sur-d', sub_run_id: 'ra', agent_id: 'agent\ud800', status: 'completed', output_preview: 'cut \ud83d' }),
+    );
+    const { spans, raw } = await otlp(['--stdin'], input);
+    expect(raw).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+    const ra = byRun(spans, 'ra');
+    expect(ra.name).toBe('agent\ufffd attempt 1');
+    expect(str(ra, 'astra.sub_run.output_preview')).toBe('cut \ufffd');
+    expect(str(ra, 'astra.agent.id')).toBe('agent\ufffd');
+  });
+
+  it('sends no empty envelope: a report without spans is {"resourceSpans": []}', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-otlp-'));
+    try {
+      writeFileSync(path.join(dir, 'empty.jsonl'), '');
+      const { doc } = await otlp(['--sessions', dir, '--all']);
+      expect(doc).toEqual({ resourceSpans: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,8 +6,9 @@ import path from 'node:path';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { CHECK_META_BY_ID } from '../../src/checks/catalog.js';
 import { CHECKS } from '../../src/checks/index.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, runBin } from '../helpers/cli.js';
 import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat, withoutVersion } from './ci-run.js';
 
 const schema = JSON.parse(readFileSync(path.join(ROOT, 'test', 'sarif-schema-2.1.0.json'), 'utf8'));
@@ -85,6 +86,41 @@ describe('--format sarif', () => {
     const text = (log.runs[0].results as SarifResult[])[0].message.text;
     expect(text).toContain('\\[link\\](https://example.com) \\]\\]>');
     expect(text).not.toMatch(/[\u0000-\u001f\u007f\u202e]|(^|[^\\])\[/);
+  });
+
+  it('doubles braces from the journal, so `{0}` is no placeholder (SARIF §3.11.5)', async () => {
+    // The fixture's failure as a timeout (quoted in a finding), its error text written with braces.
+    const input = readFileSync(path.join(ROOT, RETRY_AND_FAILURE), 'utf8').replace('tests failed: 3 of 40', 'timeout: upstream replied {\\"code\\":504} after {0}s {{x}}');
+    expect(input).toContain('{0}');
+    const r = await runBin(['--stdin', '--format', 'sarif', '--fail-on', 'none'], { input });
+    const log = JSON.parse(r.stdout);
+    expectValid(log);
+    const texts = (log.runs[0].results as SarifResult[]).map((x) => x.message.text).filter((t) => t.includes('upstream'));
+    expect(texts.length).toBeGreaterThan(0);
+    for (const t of texts) {
+      // (the backslash of the quoted JSON escaped as SARIF escapes it)
+      expect(t).toContain('upstream replied {{\\\\"code\\\\":504}} after {{0}}s {{{{x}}}}');
+      // Every brace is doubled: no single one is left to open or close a placeholder.
+      expect(t.replace(/\{\{|\}\}/g, '')).not.toMatch(/[{}]/);
+    }
+  });
+
+  it('a contract check gets its catalog rule: descriptions, help and its default level, whatever a finding says', async () => {
+    const r = await runBin([
+      '--sessions', path.join(ROOT, 'fixtures/contracts/journals/pipeline-aborted.jsonl'), '--all', '--fail-on', 'none',
+      '--contract', path.join(ROOT, 'fixtures/contracts/plans/data-pipeline.yaml'), '--format', 'sarif',
+    ]);
+    const log = JSON.parse(r.stdout);
+    expectValid(log);
+    const rules = log.runs[0].tool.driver.rules as { id: string; fullDescription?: { text: string }; help?: { text: string }; defaultConfiguration?: { level: string } }[];
+    const contractRules = rules.filter((x) => x.id.startsWith('contract-'));
+    expect(contractRules.length).toBeGreaterThan(0);
+    for (const rule of contractRules) {
+      const meta = CHECK_META_BY_ID.get(rule.id)!;
+      expect(rule.fullDescription?.text).toBe(meta.docs.why);
+      expect(rule.help?.text).toContain(meta.docs.fix);
+      expect(rule.defaultConfiguration?.level).toBe({ error: 'error', warning: 'warning', info: 'note' }[meta.defaultSeverity]);
+    }
   });
 
   it('--output sarif=<file> writes the same log next to another format', async () => {

@@ -3,8 +3,9 @@ import { BIDI_CONTROLS, spelledOut } from '../invisible.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-// C0/C1 controls (except tab and newline) and bidi controls could hide or reorder text; show them as \uXXXX.
-const INVISIBLE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, 'g');
+// C0/C1 controls (except tab and newline) and bidi controls could hide or reorder text; show them
+// as \uXXXX. So are the BMP's noncharacters (U+FDD0–FDEF, U+FFFE, U+FFFF): a parse error in HTML.
+const INVISIBLE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\ufdd0-\\ufdef\\ufffe\\uffff${BIDI_CONTROLS}]`, 'g');
 
 /** Visible form of untrusted text: controls and bidi overrides spelled out. */
 export function visible(s: string): string {
@@ -16,9 +17,12 @@ export function esc(value: unknown): string {
   return visible(String(value ?? '')).replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
-/** JSON for a `<script type="application/json">` block: no `<`, `>` or `&` can close or comment it. */
+/**
+ * JSON for a `<script type="application/json">` block: no `<`, `>` or `&` can close or comment
+ * it, and the characters the HTML parser calls errors (DEL, C1 controls, noncharacters) are escaped.
+ */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]/g, spelledOut);
 }
 
 /** At most `max` characters, with an ellipsis when cut (labels in the SVG). */

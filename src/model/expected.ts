@@ -2,8 +2,12 @@ import type { Delegation } from './delegation.js';
 
 /** What a pattern promises about its children (journal-format.md §9). */
 export interface Expectation {
-  /** Agents in the order the engine starts them, with multiplicity; null when unknowable. */
-  agents: string[] | null;
+  /**
+   * How many children the pattern starts for each agent; null when unknowable. Counted, not
+   * listed: a fork's ×N and adversarial_review's total_sub_runs come from the journal, and a
+   * `coder×99999999999` must not become an array of that length.
+   */
+  agentCounts: ReadonlyMap<string, number> | null;
   /** How many children; null when the journal does not say (adversarial_review in flight). */
   count: number | null;
   /** The `Expected agents/tasks:` line of the report. */
@@ -25,35 +29,42 @@ export function expectationFor(d: Delegation): Expectation {
   switch (d.pattern) {
     case 'fork': {
       const fork = ids.length === 1 ? parseForkAgent(ids[0]) : null;
-      if (!fork) return { agents: null, count: null, label: ids.length ? `unknown (fork agent ${ids.join(',')} has no ×N)` : 'unknown', fork: null };
-      return { agents: Array(fork.n).fill(fork.agent), count: fork.n, label: String(fork.n), fork };
+      if (!fork) return { agentCounts: null, count: null, label: ids.length ? `unknown (fork agent ${ids.join(',')} has no ×N)` : 'unknown', fork: null };
+      return { agentCounts: new Map([[fork.agent, fork.n]]), count: fork.n, label: String(fork.n), fork };
     }
     case 'adversarial_review': {
       const total = d.completed?.totalSubRuns;
-      if (typeof total === 'number') return { agents: alternate(ids, total), count: total, label: String(total), fork: null };
-      return { agents: null, count: null, label: '2 agents, rounds unknown', fork: null };
+      if (typeof total === 'number') return { agentCounts: alternate(ids, total), count: total, label: String(total), fork: null };
+      return { agentCounts: null, count: null, label: '2 agents, rounds unknown', fork: null };
     }
     case 'fan_out':
     case 'pipeline':
     case 'sequential':
       // agent_count is on delegation_started only: without it the expectation is unknown, not 0.
-      if (!d.started) return { agents: null, count: null, label: 'unknown (no delegation_started)', fork: null };
-      return { agents: ids, count, label: String(count), fork: null };
+      if (!d.started) return { agentCounts: null, count: null, label: 'unknown (no delegation_started)', fork: null };
+      return { agentCounts: countsOf(ids), count, label: String(count), fork: null };
     default:
-      return { agents: ids.length ? ids : null, count: ids.length ? count : null, label: d.started ? String(count) : 'unknown (no delegation_started)', fork: null };
+      return { agentCounts: ids.length ? countsOf(ids) : null, count: ids.length ? count : null, label: d.started ? String(count) : 'unknown (no delegation_started)', fork: null };
   }
 }
 
-function alternate(ids: string[], total: number): string[] | null {
+/** Each agent id with its multiplicity in the list. */
+function countsOf(ids: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const a of ids) counts.set(a, (counts.get(a) ?? 0) + 1);
+  return counts;
+}
+
+/** Producer and reviewer alternate, producer first: of `total` children it starts the odd-numbered ones. */
+function alternate(ids: string[], total: number): Map<string, number> | null {
   if (ids.length !== 2) return null;
-  return Array.from({ length: total }, (_, i) => ids[i % 2]);
+  const n = total >= 0 ? Math.floor(total) : 0; // a negative or fractional total starts none, or its whole part
+  const producer = Math.ceil(n / 2);
+  // The same agent twice (a self-review) starts them all.
+  return ids[0] === ids[1] ? new Map([[ids[0], n]]) : new Map([[ids[0], producer], [ids[1], n - producer]]);
 }
 
 /** How many starts per agent the pattern allows (null = no fixed limit). */
-export function allowedStartsPerAgent(d: Delegation, e: Expectation): Map<string, number> | null {
-  if (d.pattern === 'adversarial_review' && e.agents === null) return null;
-  if (!e.agents) return null;
-  const counts = new Map<string, number>();
-  for (const a of e.agents) counts.set(a, (counts.get(a) ?? 0) + 1);
-  return counts;
+export function allowedStartsPerAgent(_d: Delegation, e: Expectation): ReadonlyMap<string, number> | null {
+  return e.agentCounts;
 }

@@ -28,14 +28,14 @@ describe('expectationFor (journal-format.md §9)', () => {
   it('is unknown, not 0, when delegation_started was not read (agent_count is only there)', () => {
     for (const pattern of ['fan_out', 'pipeline', 'sequential']) {
       const [d] = group({ 's.jsonl': [ev.completed(TS2, { delegation_id: 'd', pattern, total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' })] });
-      expect(expectationFor(d), pattern).toEqual({ agents: null, count: null, label: 'unknown (no delegation_started)', fork: null });
+      expect(expectationFor(d), pattern).toEqual({ agentCounts: null, count: null, label: 'unknown (no delegation_started)', fork: null });
     }
   });
 
-  it('fan_out, pipeline and sequential expect agent_count children, agents in list order with multiplicity', () => {
+  it('fan_out, pipeline and sequential expect agent_count children, each agent as often as listed', () => {
     for (const pattern of ['fan_out', 'pipeline', 'sequential']) {
       const e = expectationFor(delegation(pattern, ['coder', 'coder', 'reviewer']));
-      expect(e).toEqual({ agents: ['coder', 'coder', 'reviewer'], count: 3, label: '3', fork: null });
+      expect(e).toEqual({ agentCounts: new Map([['coder', 2], ['reviewer', 1]]), count: 3, label: '3', fork: null });
     }
   });
 
@@ -47,27 +47,37 @@ describe('expectationFor (journal-format.md §9)', () => {
 
   it('fork expects N children of the one real agent, whatever agent_count says', () => {
     const e = expectationFor(delegation('fork', ['tester×3'], { agentCount: 1 }));
-    expect(e).toEqual({ agents: ['tester', 'tester', 'tester'], count: 3, label: '3', fork: { agent: 'tester', n: 3 } });
+    expect(e).toEqual({ agentCounts: new Map([['tester', 3]]), count: 3, label: '3', fork: { agent: 'tester', n: 3 } });
+  });
+
+  it('counts, never lists, the children of a huge ×N or total_sub_runs (a journal value: no array of that length)', () => {
+    const fork = expectationFor(delegation('fork', ['coder×99999999999'], { agentCount: 1 }));
+    expect(fork).toMatchObject({ agentCounts: new Map([['coder', 99999999999]]), count: 99999999999 });
+    const review = expectationFor(delegation('adversarial_review', ['writer', 'critic'], { total: 4294967295 }));
+    expect(review.agentCounts).toEqual(new Map([['writer', 2147483648], ['critic', 2147483647]]));
   });
 
   it('a fork without ×N cannot be sized', () => {
     const e = expectationFor(delegation('fork', ['tester']));
-    expect(e.agents).toBeNull();
+    expect(e.agentCounts).toBeNull();
     expect(e.count).toBeNull();
     expect(e.label).toMatch(/^unknown .*tester/);
   });
 
   it('adversarial_review: rounds come from total_sub_runs once completed, alternating producer and reviewer', () => {
     const done = expectationFor(delegation('adversarial_review', ['writer', 'critic'], { total: 4 }));
-    expect(done).toMatchObject({ agents: ['writer', 'critic', 'writer', 'critic'], count: 4, label: '4' });
+    expect(done).toMatchObject({ agentCounts: new Map([['writer', 2], ['critic', 2]]), count: 4, label: '4' });
+    // An odd total: the producer starts one more round than the reviewer; a self-review starts them all.
+    expect(expectationFor(delegation('adversarial_review', ['writer', 'critic'], { total: 5 })).agentCounts).toEqual(new Map([['writer', 3], ['critic', 2]]));
+    expect(expectationFor(delegation('adversarial_review', ['writer', 'writer'], { total: 3 })).agentCounts).toEqual(new Map([['writer', 3]]));
     const open = expectationFor(delegation('adversarial_review', ['writer', 'critic']));
-    expect(open).toEqual({ agents: null, count: null, label: '2 agents, rounds unknown', fork: null });
+    expect(open).toEqual({ agentCounts: null, count: null, label: '2 agents, rounds unknown', fork: null });
   });
 
   it('an unknown pattern falls back to the agent list; no start at all says so', () => {
-    expect(expectationFor(delegation('swarm', ['a', 'b']))).toMatchObject({ agents: ['a', 'b'], count: 2, label: '2' });
+    expect(expectationFor(delegation('swarm', ['a', 'b']))).toMatchObject({ agentCounts: new Map([['a', 1], ['b', 1]]), count: 2, label: '2' });
     const [orphan] = group({ 's.jsonl': [ev.completed(TS2, { delegation_id: 'x', pattern: 'mystery', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' })] });
-    expect(expectationFor(orphan)).toMatchObject({ agents: null, count: null, label: 'unknown (no delegation_started)' });
+    expect(expectationFor(orphan)).toMatchObject({ agentCounts: null, count: null, label: 'unknown (no delegation_started)' });
   });
 });
 

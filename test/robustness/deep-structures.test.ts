@@ -76,4 +76,39 @@ describe('deep and wide structures', () => {
   it('renders a fan_out of 2000 sub-runs', async () => {
     await everyFormat('wide', wideFanOut(2000), ['--all']);
   });
+
+  it('counts, never lists, the children a journal promises: ×99999999999 and total_sub_runs 4294967295 are checked at once', async () => {
+    const lines = [
+      ...hugeCounts(),
+      // A delegation beside them, which must still be reported.
+      line('delegation_started', ts(20), { delegation_id: 'd-ok', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'], agent_count: 1 }),
+    ];
+    await everyFormat('huge-counts', lines, ['--all']);
+    const root = tempDir('huge-counts-json');
+    writeTree(root, { 'h.jsonl': `${lines.join('\n')}\n` });
+    const r = await runMain(['--sessions', root, '--all', '--format', 'json']);
+    expectHealthy(r, 'huge counts as json');
+    const doc = JSON.parse(r.stdout) as { delegations: { id: string; expectedCount: number | null; findings: { id: string; message: string }[] }[] };
+    expect(doc.delegations.map((d) => [d.id, d.expectedCount])).toEqual([['d-fork', 99999999999], ['d-review', 4294967295], ['d-ok', 1]]);
+    const messages = (id: string, check: string) => doc.delegations.find((d) => d.id === id)!.findings.filter((f) => f.id === check).map((f) => f.message).join();
+    expect(messages('d-fork', 'missing-start')).toContain('agent coder: 99999999998 expected children never started');
+    expect(messages('d-review', 'totals-mismatch')).toContain('4294967293 results did not succeed');
+  });
 });
+
+/** A fork of ×99999999999 and an adversarial_review of 4294967295 sub-runs, one child of each journaled. */
+function hugeCounts(): string[] {
+  const sub = (d: string, run: string, agent: string, i: number) => [
+    line('delegation_sub_run_started', ts(i), { delegation_id: d, sub_run_id: run, parent_run_id: 'p', agent_id: agent, depth: 1, retry_of: null, status: 'running' }),
+    line('delegation_sub_run_completed', ts(i + 1), { delegation_id: d, sub_run_id: run, agent_id: agent, status: 'completed', error: null, output_preview: 'done and checked' }),
+  ];
+  return [
+    line('delegation_started', ts(0), { delegation_id: 'd-fork', parent_run_id: 'p', pattern: 'fork', agent_ids: ['coder×99999999999'], agent_count: 1 }),
+    ...sub('d-fork', 'f1', 'coder', 1),
+    line('delegation_completed', ts(3), { delegation_id: 'd-fork', pattern: 'fork', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+    line('delegation_started', ts(10), { delegation_id: 'd-review', parent_run_id: 'p', pattern: 'adversarial_review', agent_ids: ['writer', 'critic'], agent_count: 2 }),
+    ...sub('d-review', 'w1', 'writer', 11),
+    ...sub('d-review', 'c1', 'critic', 13),
+    line('delegation_completed', ts(15), { delegation_id: 'd-review', pattern: 'adversarial_review', total_sub_runs: 4294967295, succeeded: 2, failed: 0, aggregated_status: 'completed' }),
+  ];
+}

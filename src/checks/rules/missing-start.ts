@@ -36,12 +36,11 @@ export const missingStart: Check = {
       return out;
     }
     // Without a completion that is delegation-incomplete; without any sub-run event the tracker was unbound.
-    if (!d.completed || !d.started || !hasSubRunEvents(d) || !PATTERNS.has(d.pattern ?? '') || !e.agents) return out;
+    if (!d.completed || !d.started || !hasSubRunEvents(d) || !PATTERNS.has(d.pattern ?? '') || !e.agentCounts) return out;
     const started = startedChildren(d);
     const startedBy = new Map<string, number>();
     for (const c of started) if (c.agentId) startedBy.set(c.agentId, (startedBy.get(c.agentId) ?? 0) + 1);
-    const expectedBy = new Map<string, number>();
-    for (const a of e.agents) expectedBy.set(a, (expectedBy.get(a) ?? 0) + 1);
+    const expectedBy = e.agentCounts;
     const { started: start, completed: join } = d;
     const { totalSubRuns: total, failed } = join;
     const failedWithEvents = d.children.filter((c) => c.attempts.some((r) => r.starts.length > 0) && !isSuccess(c.final)).length;

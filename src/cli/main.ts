@@ -10,6 +10,9 @@ import { runList, type ListFlags } from './list-command.js';
 import { runReport, type ReportFlags } from './report-command.js';
 import { runRules } from './rules-command.js';
 
+/** An ambiguous prefix lists this many candidates: a short prefix can match thousands. */
+const MAX_CANDIDATES_SHOWN = 20;
+
 const HELP_FOOTER = `
 Targets: a delegation id, a unique prefix of one, a parent run id, a session id, or last
 (the default). Use - or --stdin to read one journal from standard input.
@@ -86,7 +89,9 @@ export async function main(io: CliIO): Promise<number> {
     }
     if (err instanceof TargetError) {
       io.stderr.write(`trace-delegation: ${err.message}\n`);
-      for (const c of err.candidates) io.stderr.write(`  ${c}\n`);
+      for (const c of err.candidates.slice(0, MAX_CANDIDATES_SHOWN)) io.stderr.write(`  ${c}\n`);
+      const more = err.candidates.length - MAX_CANDIDATES_SHOWN;
+      if (more > 0) io.stderr.write(`  … and ${more} more (a longer prefix narrows it; \`trace-delegation list\` lists delegations)\n`);
       return EXIT.usage;
     }
     if (err instanceof UsageError || err instanceof InputError) {

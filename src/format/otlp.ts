@@ -72,6 +72,8 @@ interface Tree {
   /** Span id and end time of every attempt in the tree, by run id (nested parents, findings). */
   runSpans: Map<string, { spanId: string; endNs: string }>;
   spans: OtlpSpan[];
+  /** The tree's spans by id (a finding's event goes on the span of a run it names). */
+  spanById: Map<string, OtlpSpan>;
   visited: Set<string>;
 }
 
@@ -195,15 +197,18 @@ function delegationSpan(t: Tree, d: DelegationReport, parentSpanId: string | und
     links: [],
     status: d.status.aggregated === 'failed' ? { code: 2, message: 'aggregated_status failed' } : { code: 0 },
   };
-  t.spans.push(root);
-  for (const c of d.children) for (const a of c.attempts) t.spans.push(attemptSpan(t, d, a, spanId, times.start, lastNs));
+  const add = (span: OtlpSpan) => {
+    t.spans.push(span);
+    t.spanById.set(span.spanId, span);
+  };
+  add(root);
+  for (const c of d.children) for (const a of c.attempts) add(attemptSpan(t, d, a, spanId, times.start, lastNs));
   // Findings after all attempts exist, so a finding may point at any run of the delegation.
   // One event per finding, on the first run it names (its `runs` attribute lists the others):
   // copying it onto every run would grow with the square of a long retry chain.
-  const spansById = new Map(t.spans.map((s) => [s.spanId, s] as const));
   for (const f of d.findings) {
     const target = f.runs.map((r) => t.runSpans.get(r)).find((x) => x !== undefined);
-    const span = target ? spansById.get(target.spanId) : undefined;
+    const span = target ? t.spanById.get(target.spanId) : undefined;
     if (span && target) span.events.push(findingEvent(f, target.endNs));
     else root.events.push(findingEvent(f, root.endTimeUnixNano));
   }
@@ -225,7 +230,7 @@ export function otlpSpans(report: TraceReport): OtlpSpan[] {
   for (const d of [...roots(report.delegations), ...report.delegations]) {
     if (done.has(d.key)) continue;
     for (const x of tree(d, keys)) done.add(x.key);
-    const t: Tree = { traceId: traceIdFor(d.key), keys, runSpans: new Map(), spans, visited: new Set() };
+    const t: Tree = { traceId: traceIdFor(d.key), keys, runSpans: new Map(), spans, spanById: new Map(), visited: new Set() };
     delegationSpans(t, d, undefined);
   }
   return spans;

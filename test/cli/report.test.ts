@@ -307,6 +307,26 @@ describe('trace-delegation report (subprocess)', () => {
   }
 });
 
+describe('an ambiguous prefix of many ids', () => {
+  it('lists 20 candidates and says how many more, instead of a line for each', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-prefix-'));
+    try {
+      const lines = Array.from({ length: 45 }, (_, i) =>
+        JSON.stringify({ type: 'delegation_started', ts: '2026-03-10T10:00:00Z', session_id: 's', metadata: { delegation_id: `dn-${i}`, parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'], agent_count: 1 } }),
+      );
+      writeFileSync(path.join(dir, 's.jsonl'), `${lines.join('\n')}\n`);
+      const r = await runBin(['--sessions', dir, 'dn-']);
+      expect(r.code).toBe(2);
+      const err = r.stderr.split('\n').filter(Boolean);
+      expect(err[0]).toBe('trace-delegation: target dn- is ambiguous: it is a prefix of 45 delegation ids');
+      expect(err.slice(1, 21).every((l) => /^ {2}dn-\d+$/.test(l))).toBe(true);
+      expect(err.slice(21)).toEqual(['  … and 25 more (a longer prefix narrows it; `trace-delegation list` lists delegations)']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('text report layout (the seed skill’s Report Format)', () => {
   it('prints one block line for line: header, timeline, findings with evidence, limits', async () => {
     const r = await runBin(['--sessions', PAUSED_FILE]);

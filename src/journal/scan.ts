@@ -1,4 +1,5 @@
-import type { Readable } from 'node:stream';
+import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
 import type { JournalFile } from './discover.js';
 import { scanFile, scanStream } from './scan-file.js';
 import type { ScanResult } from './types.js';
@@ -33,8 +34,42 @@ export async function scanJournals(files: JournalFile[], options: ScanOptions = 
   return result;
 }
 
-/** Standard input as one journal named `<stdin>`. */
+/** Standard input as one journal named `<stdin>`: plain, or gzip (`< session.jsonl.gz`) inflated as it comes. */
 export async function scanStdin(stdin: Readable): Promise<ScanResult> {
-  const out = await scanStream(stdin, { display: '<stdin>', fileIndex: 0 });
+  const out = await scanStream(await inflatedIfGzip(stdin), { display: '<stdin>', fileIndex: 0 });
   return { events: out.events, files: [out.stats] };
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+const requireHere = createRequire(import.meta.url);
+
+/** The stream itself, or its inflated bytes when it starts with gzip's magic number. */
+async function inflatedIfGzip(stream: Readable): Promise<Readable> {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  // Enough bytes to tell (a pipe may deliver one at a time).
+  let head = Buffer.alloc(0);
+  let ended = false;
+  while (head.length < GZIP_MAGIC.length) {
+    const next = await chunks.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    head = Buffer.concat([head, typeof next.value === 'string' ? Buffer.from(next.value) : next.value]);
+  }
+  async function* replay(): AsyncGenerator<Buffer | string> {
+    if (head.length) yield head;
+    if (ended) return;
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  const source = Readable.from(replay(), { objectMode: false });
+  if (head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) return source;
+  const gunzip = (requireHere('node:zlib') as typeof import('node:zlib')).createGunzip();
+  source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
+  gunzip.on('error', () => source.destroy());
+  return source.pipe(gunzip);
 }

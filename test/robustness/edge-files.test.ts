@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runMain, ROOT } from '../helpers/cli.js';
+import { runBin, runMain, ROOT } from '../helpers/cli.js';
 import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
 import { ev, journal } from '../helpers/journal.js';
 import { expectHealthy, LOCAL, removeTempDirs, runBinWithin, SAMPLE, tempDir, writeTree, type JsonStats } from './support.js';
@@ -167,6 +167,19 @@ describe('standard input', () => {
     expect(doc.stats.files).toBe(1);
     expect(doc.stats.malformedLines).toBeGreaterThanOrEqual(1);
     expect(ids(doc)).toEqual(SAMPLE_IDS);
+  });
+
+  it('a gzip journal piped in is inflated: the same report as the plain journal; cut short, it says so', async () => {
+    const plain = await runBin(['--stdin', '--all', '--format', 'json', '--fail-on', 'none'], { input: SAMPLE });
+    const gz = await runBin(['--stdin', '--all', '--format', 'json', '--fail-on', 'none'], { input: gzipSync(SAMPLE) });
+    expectHealthy(gz, 'gzip stdin');
+    const strip = (s: string) => s.replace(/"durationMs": \d+/, '');
+    expect(strip(gz.stdout)).toBe(strip(plain.stdout));
+    const whole = gzipSync(SAMPLE);
+    const cut = whole.subarray(0, whole.length >> 1);
+    const r = await runBin(['--stdin', '--all', '--fail-on', 'none'], { input: cut });
+    expectHealthy(r, 'truncated gzip stdin');
+    expect(r.stdout).toMatch(/- <stdin>: corrupt gzip data \(unexpected end of file\); only the first \d+ lines were read\./);
   });
 });
 

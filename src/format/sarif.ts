@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CHECK_META_BY_ID } from '../checks/catalog.js';
@@ -90,6 +91,17 @@ function evidenceFor(f: Finding, d: DelegationReport): Location[] {
   return d.files.length ? [{ file: d.files[0], line: 0 }] : [];
 }
 
+/**
+ * The same finding gets the same fingerprint on every run, so a code-scanning service keeps one
+ * alert for it across uploads (the upload action's own line hash needs the journal in the
+ * checkout). The message is part of it: two findings of one check on one delegation can share
+ * their runs and evidence (missing-start, one per agent).
+ */
+function fingerprint(f: Finding, primary: Location | undefined): string {
+  const parts = [f.id, f.delegation, [...f.runs].sort().join(','), primary ? `${primary.file}:${primary.line}` : '', f.message];
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+}
+
 /** SARIF 2.1.0: one rule per check id, one result per finding located at its journal line. */
 export const formatSarif: Formatter = (report: TraceReport) => {
   const rules: ReturnType<typeof ruleForFinding | typeof ruleFromMeta>[] = CHECKS.map((c) => ruleFromMeta(c.meta));
@@ -105,6 +117,7 @@ export const formatSarif: Formatter = (report: TraceReport) => {
         message: { text: sarifText(f.message) },
         ...(primary ? { locations: [physicalLocation(primary)] } : {}),
         ...(related.length ? { relatedLocations: related.map((loc, i) => ({ id: i + 1, ...physicalLocation(loc), message: { text: 'evidence' } })) } : {}),
+        partialFingerprints: { 'traceDelegationFinding/v1': fingerprint(f, primary) },
         properties: { delegation: f.delegation, runs: f.runs, symptom: f.symptom, check: f.check },
       };
     }),

@@ -123,6 +123,21 @@ describe('--format sarif', () => {
     }
   });
 
+  it('fingerprints each finding: distinct within a log, the same on the next run and beside other journals', async () => {
+    const prints = async (sessions: string[]) => {
+      const r = await runBin([...sessions.flatMap((x) => ['--sessions', x]), '--all', '--format', 'sarif', '--fail-on', 'none'], { cwd: ROOT });
+      const results = JSON.parse(r.stdout).runs[0].results as (SarifResult & { partialFingerprints: Record<string, string> })[];
+      return new Map(results.map((x) => [`${x.ruleId} ${x.message.text}`, x.partialFingerprints['traceDelegationFinding/v1']] as const));
+    };
+    const alone = await prints(['fixtures/formats/join-late.jsonl', 'fixtures/formats/nested-retry.jsonl', RETRY_AND_FAILURE]);
+    expect(alone.size).toBeGreaterThan(3);
+    for (const v of alone.values()) expect(v).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(alone.values()).size).toBe(alone.size);
+    expect(await prints(['fixtures/formats/join-late.jsonl', 'fixtures/formats/nested-retry.jsonl', RETRY_AND_FAILURE])).toEqual(alone);
+    const beside = await prints(['fixtures/formats/join-late.jsonl', 'fixtures/formats/nested-retry.jsonl', RETRY_AND_FAILURE, HOSTILE_TEXT]);
+    for (const [k, v] of alone) expect(beside.get(k), k).toBe(v);
+  });
+
   it('--output sarif=<file> writes the same log next to another format', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'td-sarif-'));
     try {

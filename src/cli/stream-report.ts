@@ -1,3 +1,4 @@
+import { EOL } from 'node:os';
 import type { Writable } from 'node:stream';
 import { ReportAssembler, type AnalyzeOptions, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK } from '../checks/types.js';
@@ -12,7 +13,7 @@ import { EXIT } from './io.js';
  * formatter returns for the whole report (test/cli/stream-report.test.ts holds them equal).
  * A large `--all` then never holds every report block, nor one giant string, in memory.
  */
-export const STREAMED_FORMATS: ReadonlySet<string> = new Set(['json', 'text']);
+export const STREAMED_FORMATS: ReadonlySet<string> = new Set(['json', 'ndjson', 'text']);
 
 const CHUNK = 64 * 1024;
 
@@ -74,7 +75,7 @@ function asArrayElement(value: unknown): string {
 }
 
 /**
- * Writes the report in `format` (json or text) as it is built; returns the exit code.
+ * Writes the report in `format` (json, ndjson or text) as it is built; returns the exit code.
  * `onDelegation` hears how many delegations have been written so far.
  */
 export async function writeReportStream(
@@ -114,6 +115,12 @@ export async function writeReportStream(
     }
     if (count === 0) await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
     else await out.write(`${around(assembler.tail())[1]}\n`);
+  } else if (format === 'ndjson') {
+    // One line per delegation, as the ndjson package's serializer writes it (no cycles to guard).
+    for (const r of reports()) {
+      const flushing = out.write(`${JSON.stringify(r)}${EOL}`);
+      if (flushing) await flushing;
+    }
   } else {
     for (const r of reports()) {
       const flushing = out.write(`${count > 1 ? '\n\n' : ''}${delegationBlock(r, ctx)}`);

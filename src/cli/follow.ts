@@ -492,7 +492,12 @@ class Follower {
       tail.size = -1;
       return keepUnread();
     }
-    if (!opened) return keepUnread();
+    if (!opened) {
+      // Unreadable for now (permission denied): a chmod changes neither size nor time, so the
+      // next poll must try again rather than take the file for unchanged.
+      tail.size = -1;
+      return keepUnread();
+    }
     const { fd } = opened;
     try {
       // Rewritten in place (same file, now as large or larger: `cp` over it): its first bytes changed.
@@ -517,10 +522,14 @@ class Follower {
     const source = createReadStream(tail.file.path, { highWaterMark: ARCHIVE_CHUNK });
     const gunzip = createGunzip({ chunkSize: ARCHIVE_CHUNK });
     source.on('error', (err) => gunzip.destroy(err));
+    const before = tail.scanner.stats.bytes;
     try {
       for await (const chunk of source.pipe(gunzip) as AsyncIterable<Buffer>) tail.scanner.push(chunk);
     } catch (err) {
       tail.scanner.stats.error = describeError(err);
+      // Not opened at all (permission denied): tried again at the next poll, as a plain journal is.
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'EACCES' || code === 'EPERM') && tail.scanner.stats.bytes === before) tail.size = -1;
     }
     tail.scanner.finish();
   }

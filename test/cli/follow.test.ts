@@ -1,7 +1,7 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -25,9 +25,10 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follow {
+function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}, uid?: number): Follow {
   const child = spawn(process.execPath, [BIN, '--follow', '--sessions', dir, ...args], {
     cwd: dir,
+    ...(uid !== undefined ? { uid, gid: uid } : {}),
     env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_POLL_MS: '100', TRACE_DELEGATION_NOW: undefined, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -472,6 +473,30 @@ describe('--follow', () => {
     const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
     expect(printed.map((d: { id: string }) => d.id), f.err()).toEqual(['d-a', 'd-next']);
     expect(f.err()).not.toMatch(/reported again/);
+  });
+
+  it('reads a journal that was unreadable once it can, though nothing is written to it again', async (ctx) => {
+    // Root reads anything: the follower then runs as user 65534, if that user can run the CLI here.
+    const nobody = process.getuid?.() === 0 ? 65534 : undefined;
+    if (nobody !== undefined && spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(BIN)})`], { uid: nobody, gid: nobody }).status !== 0)
+      ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
+    const dir = tree();
+    chmodSync(dir, 0o755);
+    const plain = path.join(dir, 's-plain.jsonl');
+    const archive = path.join(dir, 's-arc.jsonl.gz');
+    const f = follow(dir, ['--format', 'ndjson'], {}, nobody);
+    await f.waitFor(READY, 45_000, 'stderr');
+    // Both appear complete but unreadable; a chmod later changes neither their size nor their time.
+    writeFileSync(plain, journal(...whole('d-plain')), { mode: 0o000 });
+    writeFileSync(archive, gzipSync(journal(...whole('d-arc'))), { mode: 0o000 });
+    chmodSync(plain, 0o000);
+    chmodSync(archive, 0o000);
+    await sleep(800); // several polls and a rediscovery see them unreadable
+    expect(f.out()).toBe('');
+    chmodSync(plain, 0o644);
+    chmodSync(archive, 0o644);
+    await f.waitFor(/"id":"d-plain"[\s\S]*\n[\s\S]*"id":"d-arc"|"id":"d-arc"[\s\S]*\n[\s\S]*"id":"d-plain"/, 10_000);
+    expect(await f.stop()).toBe(0);
   });
 
   it('reads a journal archived while followed (written as .jsonl.gz, the .jsonl removed) from its archive', async () => {

@@ -6,6 +6,7 @@ import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
+import { hash53 } from '../journal/id-hash.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
@@ -120,8 +121,16 @@ class Follower {
   /** Warnings printed once (a failure that repeats at every poll). */
   private readonly warned = new Set<string>();
   private delegations: Delegation[] = [];
-  /** Printed delegations, with how many events they had then: later ones (a late result, a retry) print it again. */
-  private readonly printed = new Map<string, number>();
+  /**
+   * Printed delegations, with how many events they had then (later ones, a late result or a
+   * retry, print it again) and a hash of the report printed (a journal read again from its start
+   * prints it again only if its report changed).
+   */
+  private readonly printed = new Map<string, { events: number; report: number }>();
+  /** Journals read again from their start (rewritten, replaced, archived) since the last evaluation. */
+  private readonly forgottenFiles = new Set<number>();
+  /** Delegations that had events in those journals when they were dropped (moved elsewhere since, maybe). */
+  private readonly forgottenKeys = new Set<string>();
   /** Delegation key → time of its newest event when the stale notice was printed. */
   private readonly staleAt = new Map<string, number>();
   /** For target `last`: the newest delegation when replay ended, and where it orders. */
@@ -432,6 +441,9 @@ class Follower {
 
   /** Drops a file's events and the digests of its lines, to read it from the start. */
   private forget(tail: Tail): void {
+    // Their reports may change (other lines, another file): checked at the next evaluation.
+    this.forgottenFiles.add(tail.fileIndex);
+    for (const d of this.delegations) if (this.printed.has(d.key) && d.events.some((e) => e.fileIndex === tail.fileIndex)) this.forgottenKeys.add(d.key);
     this.groups.removeFile(tail.fileIndex);
     this.dormant?.forgetFile(tail.fileIndex);
     const seen = this.seenByPair.get(tail.file.pairKey);
@@ -693,6 +705,8 @@ class Follower {
     }
     const now = this.now();
     for (const d of this.followed()) this.consider(d, now);
+    this.forgottenFiles.clear();
+    this.forgottenKeys.clear();
   }
 
   /**
@@ -703,16 +717,22 @@ class Follower {
   private consider(d: Delegation, now: number, all?: Delegation[]): void {
     const printedWith = this.printed.get(d.key);
     if (printedWith !== undefined) {
-      if (d.events.length <= printedWith) return;
-      const more = d.events.length - printedWith;
-      this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
-      this.printed.set(d.key, d.events.length);
-      this.print(d, now, all);
+      if (d.events.length > printedWith.events) {
+        const more = d.events.length - printedWith.events;
+        this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
+        this.printReport(d, now, all);
+      } else if (this.forgottenKeys.has(d.key) || (this.forgottenFiles.size > 0 && d.events.some((e) => this.forgottenFiles.has(e.fileIndex)))) {
+        // Read again from a rewritten or replaced journal: printed again if what it says changed
+        // (not for a new file name or line alone: archiving a journal would reprint all of it).
+        const rendered = this.render(d, now, all);
+        if (rendered.digest === printedWith.report) return;
+        this.io.stderr.write(`trace-delegation: delegation ${d.key} changed since its report (its journal was rewritten): reported again\n`);
+        this.printReport(d, now, all, rendered);
+      }
       return;
     }
     if (d.completed) {
-      this.printed.set(d.key, d.events.length);
-      this.print(d, now, all);
+      this.printReport(d, now, all);
       return;
     }
     if (!d.started) return; // an orphan: nothing says when it would be complete
@@ -722,7 +742,7 @@ class Follower {
     if (warnedAt !== undefined && warnedAt >= newest) return; // already said, and nothing new since
     this.staleAt.set(d.key, newest);
     this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and no new event for ${Math.round((now - newest) / 1000)}s (--stale-after ${Math.round(this.staleAfterMs / 1000)}s)\n`);
-    this.print(d, now, all);
+    this.print(this.render(d, now, all).text); // a notice, not its report: that comes with its completion
   }
 
   /** d's linked group, its checks searching the outputs of the other groups, held or dormant. */
@@ -734,16 +754,28 @@ class Follower {
     return all;
   }
 
-  private print(d: Delegation, now: number, group?: Delegation[]): void {
+  /** Prints d's report (`rendered`: already) and notes what it was printed with. */
+  private printReport(d: Delegation, now: number, group?: Delegation[], rendered = this.render(d, now, group)): void {
+    this.printed.set(d.key, { events: d.events.length, report: rendered.digest });
+    this.print(rendered.text);
+  }
+
+  /** d's report in the output format, and a hash of what it says, wherever its lines are. */
+  private render(d: Delegation, now: number, group?: Delegation[]): { text: string; digest: number } {
     const files = this.statsOf(d.files);
     const options = { ...this.reportOptions, checkOptions: { ...this.reportOptions.checkOptions, nowMs: now } };
     // Checked against its linked group, as the streamed --all checks it, and the other groups'
     // outputs: one print costs its group, not a lookup table over every delegation followed.
     const all = group ?? this.linkedGroup(d);
     const report = buildTraceReport({ events: d.events, files }, { delegations: all, selected: [d], kind: 'follow' }, options);
+    const text = this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn });
+    return { text, digest: hash53(JSON.stringify(report.delegations, withoutLocations)) };
+  }
+
+  private print(text: string): void {
     // Text blocks are separated by a blank line, as in a multi-delegation report.
     const gap = this.settings.format === 'text' && this.reportsPrinted++ > 0 ? '\n' : '';
-    this.output(gap + this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn }));
+    this.output(gap + text);
   }
 
   /** Writes a report now, or, while the replay batches its reports, when 64 KiB have gathered. */
@@ -761,6 +793,9 @@ class Follower {
     this.io.stdout.write(text);
   }
 }
+
+/** A report's journal locations (file, line, evidence) left out: they move when a journal is archived or renamed. */
+const withoutLocations = (key: string, value: unknown) => (key === 'file' || key === 'line' || key === 'files' || key === 'evidence' ? undefined : value);
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;

@@ -499,6 +499,31 @@ describe('--follow', () => {
     expect(await f.stop()).toBe(0);
   });
 
+  it('reports a delegation again when its journal is rewritten and what it says changed, not when only its lines moved', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    const failedRun = ev.subCompleted(iso(), { delegation_id: 'd-rw', sub_run_id: 'r-d-rw', agent_id: 'coder', status: 'failed', error: 'boom' });
+    const partial = ev.completed(iso(), { delegation_id: 'd-rw', pattern: 'fan_out', total_sub_runs: 1, succeeded: 0, failed: 1, aggregated_status: 'failed' });
+    writeFileSync(file, journal(started('d-rw'), subStarted('d-rw'), failedRun, partial));
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-other')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    await f.waitFor(/"id":"d-other"/);
+    // The same number of events, now saying the run succeeded: written aside and renamed over it.
+    writeFileSync(`${file}.tmp`, journal(...whole('d-rw')));
+    renameSync(`${file}.tmp`, file);
+    await f.waitFor(/"id":"d-rw"[\s\S]*"id":"d-other"[\s\S]*"id":"d-rw"/);
+    // d-other's journal archived: the same report from another file, not printed again.
+    writeFileSync(path.join(dir, 's-2.jsonl.gz'), gzipSync(journal(...whole('d-other'))));
+    unlinkSync(path.join(dir, 's-2.jsonl'));
+    await sleep(800);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(printed.map((d: { id: string }) => d.id)).toEqual(['d-rw', 'd-other', 'd-rw']);
+    expect(printed.map((d: { status: { aggregated: string } }) => d.status.aggregated)).toEqual(['failed', 'completed', 'completed']);
+    expect(f.err()).toMatch(/delegation d-rw changed since its report \(its journal was rewritten\): reported again/);
+  });
+
   it('reads a journal archived while followed (written as .jsonl.gz, the .jsonl removed) from its archive', async () => {
     // The .jsonl's lines are gone and its archive's were left out as repeats of them: the archive
     // is read again, and a late event of a delegation reported during the replay finds them there.

@@ -41,9 +41,9 @@ export function validateContract(data: unknown, lineOf: LineOf = () => undefined
     else byId.set(s.id, s);
   }
   checkDependencies(subtasks, byId, add);
-  const reaches = reachability(subtasks, byId);
-  checkInterfaces(data, subtasks, byId, reaches, add);
-  checkInputReferences(subtasks, byId, reaches, add);
+  const dependsOn = reachability(subtasks, byId);
+  checkInterfaces(data, subtasks, byId, dependsOn, add);
+  checkInputReferences(subtasks, byId, dependsOn, add);
   checkTimeouts(subtasks, add);
   checkDelegatedTo(data, subtasks, add);
   checkFailureHandling(data, add);
@@ -94,42 +94,63 @@ function checkDependencies(subtasks: LooseSubtask[], byId: Map<string, LooseSubt
   for (const s of subtasks) if (s.id && byId.get(s.id) === s && !state.has(s.id)) visit(s.id);
 }
 
-/** For each subtask id, every subtask it depends on directly or transitively. */
-function reachability(subtasks: LooseSubtask[], byId: Map<string, LooseSubtask>): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
+/** Whether subtask `to` depends on subtask `from`, directly or transitively. */
+type DependsOn = (to: string, from: string) => boolean;
+
+/**
+ * Answers DependsOn from the subtasks that depend on `from`, found once per `from` (a direct
+ * dependency answers at once). A set of every ancestor of every subtask grew with the square of
+ * a long chain: 10,000 subtasks, each depending on the one before, took 1.6 GB.
+ */
+function reachability(subtasks: LooseSubtask[], byId: Map<string, LooseSubtask>): DependsOn {
+  const dependents = new Map<string, string[]>();
   for (const s of subtasks) {
-    if (!s.id || out.has(s.id)) continue;
+    if (!s.id || byId.get(s.id) !== s) continue; // a repeated id: its first subtask speaks for it
+    for (const d of s.dependencies) {
+      const list = dependents.get(d.id);
+      if (list) list.push(s.id);
+      else dependents.set(d.id, [s.id]);
+    }
+  }
+  const below = new Map<string, Set<string>>();
+  let remembered = 0;
+  const descendants = (from: string): Set<string> => {
+    const known = below.get(from);
+    if (known) return known;
     const seen = new Set<string>();
-    const todo = [...s.dependencies.map((d) => d.id)];
+    const todo = [...(dependents.get(from) ?? [])];
     while (todo.length) {
       const id = todo.pop()!;
       if (seen.has(id)) continue;
       seen.add(id);
-      for (const d of byId.get(id)?.dependencies ?? []) todo.push(d.id);
+      for (const d of dependents.get(id) ?? []) todo.push(d);
     }
-    out.set(s.id, seen);
-  }
-  return out;
+    // Kept while they hold at most a million ids in all; past that, found again per question.
+    if ((remembered += seen.size) <= 1_000_000) below.set(from, seen);
+    return seen;
+  };
+  return (to, from) => byId.get(to)?.dependencies.some((d) => d.id === from) || descendants(from).has(to);
 }
 
 /** Every key at any depth of an outputs object, plus names listed as `{a, b}` in its descriptions. */
 export function declaredFields(outputs: unknown): Set<string> {
   const out = new Set<string>();
-  const walk = (v: unknown) => {
+  const todo: unknown[] = [outputs]; // a work list: outputs can nest thousands deep
+  while (todo.length) {
+    const v = todo.pop();
     if (typeof v === 'string') {
       for (const m of v.matchAll(/\{([^{}]*)\}/g)) for (const name of m[1].split(',')) if (name.trim()) out.add(name.trim());
-    } else if (Array.isArray(v)) v.forEach(walk);
+    } else if (Array.isArray(v)) todo.push(...v);
     else if (isObj(v))
       for (const [k, x] of Object.entries(v)) {
         out.add(k);
-        walk(x);
+        todo.push(x);
       }
-  };
-  walk(outputs);
+  }
   return out;
 }
 
-function checkInterfaces(data: Obj, subtasks: LooseSubtask[], byId: Map<string, LooseSubtask>, reaches: Map<string, Set<string>>, add: Add): void {
+function checkInterfaces(data: Obj, subtasks: LooseSubtask[], byId: Map<string, LooseSubtask>, dependsOn: DependsOn, add: Add): void {
   if (!Array.isArray(data.interfaces)) return;
   data.interfaces.forEach((raw, i) => {
     if (!isObj(raw)) return;
@@ -170,22 +191,37 @@ function checkInterfaces(data: Obj, subtasks: LooseSubtask[], byId: Map<string, 
       const names = fields.split('\u0000');
       add('plan-interface-field', 'warning', ['interfaces', i, 'required_fields'], `${edge} requires ${names.map(q).join(', ')}, which ${who.join(', ')} ${who.length === 1 ? 'does' : 'do'} not declare; if they are fields of an output's items, list them there, e.g. "array of {${names.join(', ')}}"`);
     }
-    if (from !== ALL_SUBTASKS && to && byId.has(to) && from !== to && !reaches.get(to)?.has(from))
+    if (from !== ALL_SUBTASKS && to && byId.has(to) && from !== to && !dependsOn(to, from))
       add('plan-interface-without-dependency', 'warning', ['interfaces', i], `interfaces[${i}] passes data from ${q(from)} to ${q(to)}, but ${q(to)} does not depend on ${q(from)}, so it may start before that data exists`);
   });
 }
 
+/**
+ * `${subtask.output}` in an input. Neither part holds `$`, `{` or `}`: with them, a run of
+ * `${${${…` was tried from each of its starts (a 300 KB input took 31 s).
+ */
+const INPUT_REFERENCE = /\$\{([^${}.\s]+)\.([^${}\s]+)\}/g;
+
 /** `${subtask.output}` references in inputs name an existing subtask, one of its outputs, and a dependency. */
-function checkInputReferences(subtasks: LooseSubtask[], byId: Map<string, LooseSubtask>, reaches: Map<string, Set<string>>, add: Add): void {
+function checkInputReferences(subtasks: LooseSubtask[], byId: Map<string, LooseSubtask>, dependsOn: DependsOn, add: Add): void {
   for (const s of subtasks) {
     if (!isObj(s.contract?.inputs)) continue;
     const refs: { path: FieldPath; ref: string; source: string; field: string }[] = [];
-    const walk = (v: unknown, p: FieldPath) => {
-      if (typeof v === 'string') for (const m of v.matchAll(/\$\{([^}.\s]+)\.([^}\s]+)\}/g)) refs.push({ path: p, ref: m[0], source: m[1], field: m[2] });
-      else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...p, i]));
-      else if (isObj(v)) for (const [k, x] of Object.entries(v)) walk(x, [...p, k]);
+    // A work list, not recursion, and each path spelled out only where a reference is: inputs
+    // can nest thousands deep.
+    type Step = { key: string | number; up: Step | null };
+    const pathOf = (step: Step | null): FieldPath => {
+      const keys: (string | number)[] = [];
+      for (let x = step; x; x = x.up) keys.push(x.key);
+      return ['subtasks', s.index, 'contract', 'inputs', ...keys.reverse()];
     };
-    walk(s.contract!.inputs, ['subtasks', s.index, 'contract', 'inputs']);
+    const todo: [unknown, Step | null][] = [[s.contract!.inputs, null]];
+    while (todo.length) {
+      const [v, at] = todo.pop()!;
+      if (typeof v === 'string') for (const m of v.matchAll(INPUT_REFERENCE)) refs.push({ path: pathOf(at), ref: m[0], source: m[1], field: m[2] });
+      else if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) todo.push([v[i], { key: i, up: at }]);
+      else if (isObj(v)) for (const [k, x] of Object.entries(v).reverse()) todo.push([x, { key: k, up: at }]);
+    }
     for (const r of refs) {
       const source = byId.get(r.source);
       const where = formatPath(r.path);
@@ -195,9 +231,9 @@ function checkInputReferences(subtasks: LooseSubtask[], byId: Map<string, LooseS
       }
       const outputs = source.contract?.outputs;
       const top = r.field.split('.')[0];
-      if (isObj(outputs) && !(top in outputs))
+      if (isObj(outputs) && !Object.hasOwn(outputs, top)) // not `in`: every object "has" toString
         add('plan-input-reference', 'error', r.path, `${where} refers to ${r.ref}, but ${q(r.source)} has no output ${q(top)} (its outputs: ${Object.keys(outputs).join(', ') || 'none'})`);
-      if (s.id && r.source !== s.id && !reaches.get(s.id)?.has(r.source))
+      if (s.id && r.source !== s.id && !dependsOn(s.id, r.source))
         add('plan-input-reference', 'warning', r.path, `${where} refers to ${r.ref}, but ${q(s.id)} does not depend on ${q(r.source)}, so it may start before that output exists`);
     }
   }

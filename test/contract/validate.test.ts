@@ -160,6 +160,32 @@ describe('inline rules', () => {
     expect(ids(p)).toContain('warning plan-input-reference subtasks[1].contract.inputs.notes');
   });
 
+  it('an output name is one the subtask declares, not one every object inherits (toString, constructor)', () => {
+    const p = plan();
+    (p.subtasks as Record<string, any>[])[1].contract.inputs = { a: '${read.toString}', b: '${read.constructor}', c: '${read.notes}' };
+    expect(ids(p)).toEqual(['error plan-input-reference subtasks[1].contract.inputs.a', 'error plan-input-reference subtasks[1].contract.inputs.b']);
+  });
+
+  it('copes with hostile plans: inputs nested 20,000 deep, a run of ${ 100,000 long, a chain of 10,000 subtasks', () => {
+    const p = plan();
+    let deep: unknown = '${read.notes}';
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    (p.subtasks as Record<string, any>[])[1].contract.inputs = { deep, dollars: `${'${'.repeat(100_000)}read.notes}` };
+    expect(ids(p)).toEqual([]); // the nested reference is found and valid; the run's last ${read.notes} too
+    const chain = plan({ interfaces: [] });
+    const base = (chain.subtasks as Record<string, any>[])[0];
+    chain.subtasks = Array.from({ length: 10_000 }, (_, i) => ({
+      ...base,
+      id: `s${i}`,
+      dependencies: i ? [`s${i - 1}`] : [],
+      contract: { ...base.contract, inputs: i ? { prev: `\${s${i - 1}.notes}`, first: '${s0.notes}' } : {} },
+    }));
+    // Before: the nesting overflowed the stack, the run of ${ took minutes and the chain 1.6 GB.
+    expect(errors(validateContract(chain).findings)).toEqual([]);
+    (chain.subtasks as Record<string, any>[])[5].contract.inputs = { late: '${s9.notes}' }; // s5 does not depend on s9
+    expect(ids(chain).filter((x) => x.includes('plan-input-reference'))).toEqual(['warning plan-input-reference subtasks[5].contract.inputs.late']);
+  });
+
   it('accepts 10m / 5m / 30s timeouts and numbers of seconds, rejects other text', () => {
     expect(subtaskTimeoutMs({ timeout: '10m' })).toBe(600_000);
     expect(subtaskTimeoutMs({ timeout: '5m' })).toBe(300_000);

@@ -53,7 +53,7 @@ const where = (f: Finding) => (f.evidence.length ? ` (${f.evidence.map((e) => `$
 const findingLine = (f: Finding) => `[${f.severity}] ${f.id} in ${safe(f.delegation)}: ${safe(f.message)}${where(f)}`;
 
 function selector(e: Expectation): string {
-  const parts = [e.id, e.delegation ? `in ${safe(e.delegation)}` : 'in any delegation'];
+  const parts = [safe(e.id), e.delegation ? `in ${safe(e.delegation)}` : 'in any delegation'];
   if (e.severity) parts.push(`at ${e.severity}`);
   return parts.join(' ');
 }

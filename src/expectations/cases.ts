@@ -1,4 +1,4 @@
-import { readdirSync, statSync, type Stats } from 'node:fs';
+import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../journal/discover.js';
 
@@ -33,8 +33,19 @@ function toCase(target: string, cwd: string): CheckCase {
   return { target, expectedFile: target + EXPECTED_SUFFIX, display: display(target, cwd) };
 }
 
-/** Every journal file or folder under `dir` (at any depth) with an expectations file beside it. */
-function casesUnder(dir: string, cwd: string, out: CheckCase[]): void {
+/**
+ * Every journal file or folder under `dir` (at any depth) with an expectations file beside it.
+ * Each real folder is searched once: links back up the tree made the search endless.
+ */
+function casesUnder(dir: string, cwd: string, out: CheckCase[], searched = new Set<string>()): void {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    real = dir;
+  }
+  if (searched.has(real)) return;
+  searched.add(real);
   let entries: string[];
   try {
     entries = readdirSync(dir).sort();
@@ -49,7 +60,7 @@ function casesUnder(dir: string, cwd: string, out: CheckCase[]): void {
     if (!st) continue;
     const hasExpectations = names.has(name + EXPECTED_SUFFIX);
     if (hasExpectations && (st.isDirectory() || isJournalName(name))) out.push(toCase(full, cwd));
-    if (st.isDirectory()) casesUnder(full, cwd, out);
+    if (st.isDirectory()) casesUnder(full, cwd, out, searched);
   }
 }
 

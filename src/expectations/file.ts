@@ -1,3 +1,4 @@
+import { CHECK_META_BY_ID } from '../checks/catalog.js';
 import { SEVERITIES, SEVERITY_RANK, type Finding, type Severity } from '../checks/types.js';
 import { InputError } from '../journal/discover.js';
 
@@ -34,6 +35,8 @@ function validateItem(item: unknown, where: string): Expectation {
   const o = item as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!KEYS.has(k) && !COMMENT_KEYS.has(k)) throw fail(`unknown key "${k}" (allowed: id, delegation, severity, count, note)`);
   if (typeof o.id !== 'string' || o.id === '') throw fail('"id" must be a non-empty string (a check id)');
+  // A misspelled id would match nothing, and `"count": 0` on it would always pass.
+  if (!CHECK_META_BY_ID.has(o.id)) throw fail(`"id" ${JSON.stringify(o.id)} is not a check id (see \`trace-delegation rules\`)`);
   const e: Expectation = { id: o.id };
   if (o.delegation !== undefined) {
     if (typeof o.delegation !== 'string' || o.delegation === '') throw fail('"delegation" must be a non-empty string');

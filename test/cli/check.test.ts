@@ -1,6 +1,6 @@
 // `check` on cases copied to a temp folder: passing, each kind of readable diff, --subset,
 // --update (and its refusal under CI), and the one-sentence errors.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,6 +105,15 @@ describe('check', () => {
     writeFileSync(path.join(dir, 'session.expected.json'), JSON.stringify([{ id: 'missing-completion', severity: 'error' }]));
     const r = await runMain(['check', dir], { cwd: dir });
     expect(r.stdout).toBe('PASS session\n1 passed, 0 failed\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('searches each real folder once: links back up the tree neither hang the search nor repeat a case', async () => {
+    mkdirSync(path.join(dir, 'a'));
+    symlinkSync(dir, path.join(dir, 'a', 'up1'));
+    symlinkSync(dir, path.join(dir, 'a', 'up2')); // two loops: the search was exponential
+    const r = await runMain(['check', dir], { cwd: dir });
+    expect(r.stdout).toBe(`PASS ${CASE}\n1 passed, 0 failed\n`);
     expect(r.code).toBe(0);
   });
 

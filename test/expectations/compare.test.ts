@@ -80,12 +80,15 @@ describe('expectations files', () => {
   });
 
   it('accepts a note for humans and rejects anything else with one sentence', () => {
-    expect(parseExpectations('[{ "id": "a", "note": "why" }]', 'x')).toEqual([{ id: 'a' }]);
-    expect(() => parseExpectations('{ "id": "a" }', 'x.expected.json')).toThrow('expectations file x.expected.json must be a JSON array');
-    expect(() => parseExpectations('[{ "id": "a", "severty": "error" }]', 'x')).toThrow('unknown key "severty"');
+    expect(parseExpectations('[{ "id": "late-result", "note": "why" }]', 'x')).toEqual([{ id: 'late-result' }]);
+    expect(() => parseExpectations('{ "id": "late-result" }', 'x.expected.json')).toThrow('expectations file x.expected.json must be a JSON array');
+    expect(() => parseExpectations('[{ "id": "late-result", "severty": "error" }]', 'x')).toThrow('unknown key "severty"');
     expect(() => parseExpectations('[{ "delegation": "d" }]', 'x')).toThrow('"id" must be a non-empty string');
-    expect(() => parseExpectations('[{ "id": "a", "severity": "fatal" }]', 'x')).toThrow('"severity" must be one of error, warning, info');
-    expect(() => parseExpectations('[{ "id": "a", "count": 1.5 }]', 'x')).toThrow('"count" must be a whole number');
-    expect(() => parseExpectations('[{ "id": "a" }', 'x')).toThrow('is not valid JSON');
+    expect(() => parseExpectations('[{ "id": "late-result", "severity": "fatal" }]', 'x')).toThrow('"severity" must be one of error, warning, info');
+    expect(() => parseExpectations('[{ "id": "late-result", "count": 1.5 }]', 'x')).toThrow('"count" must be a whole number');
+    expect(() => parseExpectations('[{ "id": "late-result" }', 'x')).toThrow('is not valid JSON');
+    // A misspelled check id would match nothing, and with "count": 0 always pass.
+    expect(() => parseExpectations('[{ "id": "late-results", "count": 0 }]', 'x')).toThrow('"id" "late-results" is not a check id (see `trace-delegation rules`)');
+    expect(parseExpectations('[{ "id": "contract-timeout" }]', 'x')).toEqual([{ id: 'contract-timeout' }]);
   });
 });

@@ -32,6 +32,8 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Loads `--config <path>` or ./trace-delegation.config.json (absent is fine, invalid is exit 2). */
 export function loadConfig(explicit: string | undefined, cwd: string): Settings {
+  // `--config "$FILE"` with FILE unset: an error, not the default file in its place.
+  if (explicit === '') throw new UsageError('--config was given an empty file name (an unset variable?)');
   const file = explicit ? path.resolve(cwd, explicit) : path.join(cwd, CONFIG_FILE);
   let text: string;
   try {

@@ -42,7 +42,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('--jobs <n>', 'threads for large scans (default: one less than the cores, 1 to 4)')
     .option('--contract <plan>', 'hold the delegation to a contract plan (YAML or JSON): adds contract-… findings')
     .action(async (target: string | undefined, flags: ReportFlags & { contract?: string }) => {
-      const contract = flags.contract ? await loadContractForTrace(flags.contract, io) : {};
+      const contract = flags.contract !== undefined ? await loadContractForTrace(flags.contract, io) : {};
       result.code = await runReport(target, flags, io, contract);
     });
 

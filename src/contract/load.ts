@@ -25,6 +25,8 @@ export interface LoadedContract {
 
 /** Reads a contract plan (YAML, or JSON by extension or content) from disk. */
 export async function loadContractFile(file: string, cwd: string = process.cwd()): Promise<LoadedContract> {
+  // `--contract "$PLAN"` with PLAN unset: not the working directory, nor no contract at all.
+  if (file === '') throw new ContractFileError('the contract file name is empty (an unset variable?)');
   const full = path.resolve(cwd, file);
   let text: string;
   try {

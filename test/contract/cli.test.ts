@@ -51,6 +51,13 @@ describe('trace-delegation contract validate', () => {
       expect(r.stderr).toContain(text);
       expect(r.stderr).not.toMatch(/\bat .+:\d+:\d+/);
     }
+    // An empty name (`--contract "$PLAN"`, PLAN unset) is an error, never "no contract" or the default config.
+    for (const args of [['contract', 'validate', ''], ['--demo', '--all', '--contract', ''], ['--demo', '--all', '--config', '']]) {
+      const r = await runMain(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^trace-delegation: .*empty.* \(an unset variable\?\)\n$/);
+    }
     const badFormat = await runMain(['contract', 'validate', `${C}/plans/data-pipeline.yaml`, '--format', 'xml']);
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toContain('unknown format xml for contract validate (choose from text, json)');

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { InputError } from '../journal/discover.js';
+import { jsonErrorText } from '../json-error.js';
 import { readSmallText, TooLargeError } from '../small-file.js';
 import type { FieldPath } from './types.js';
 
@@ -58,7 +59,8 @@ export function parseContractText(raw: string, file: string): LoadedContract {
   }
   const lines = new LineCounter();
   // JSON is YAML too, so one parser gives line numbers for both; JSON.parse allowed duplicate keys.
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: !json });
+  // logLevel error: a YAML warning (a mapping used as a key) would reach stderr as a Node warning.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: !json, logLevel: 'error' });
   if (!json) {
     const first = doc.errors[0];
     if (first) {
@@ -71,11 +73,36 @@ export function parseContractText(raw: string, file: string): LoadedContract {
       throw new ContractFileError(`contract ${file} is not valid YAML: ${oneLine((err as Error).message)}`);
     }
   }
+  const odd = firstTaggedValue(data);
+  if (odd) throw new ContractFileError(`contract ${file}: ${odd.where} is ${odd.what}; a plan holds only mappings, lists, text, numbers, booleans and null`);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     const got = data === null ? 'nothing' : Array.isArray(data) ? 'a list' : `a ${typeof data}`;
     throw new ContractFileError(`contract ${file} must be a mapping with delegation, subtasks, merge_plan and failure_handling at the top level, not ${got}`);
   }
   return { file, format: json ? 'json' : 'yaml', data: data as Record<string, unknown>, lineOf: (p) => lineOf(doc, lines, p) };
+}
+
+/**
+ * The first value YAML tags made into something else than JSON holds (`!!binary` bytes, a `!!set`,
+ * an `!!omap`, a `!!timestamp` date), which the schema's "object" would otherwise take for a mapping.
+ */
+function firstTaggedValue(data: unknown): { where: string; what: string } | null {
+  const todo: [unknown, string][] = [[data, 'the document']];
+  while (todo.length) {
+    const [v, where] = todo.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => todo.push([x, `${where === 'the document' ? '' : where}[${i}]`]));
+      continue;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) {
+      const what = v instanceof Uint8Array ? 'binary data (!!binary)' : v instanceof Set ? 'a set (!!set)' : v instanceof Map ? 'an ordered map (!!omap)' : v instanceof Date ? 'a date (!!timestamp)' : 'a tagged value';
+      return { where, what };
+    }
+    for (const [k, x] of Object.entries(v)) todo.push([x, where === 'the document' ? k : `${where}.${k}`]);
+  }
+  return null;
 }
 
 function lineOf(doc: Document, lines: LineCounter, fieldPath: FieldPath): number | undefined {
@@ -105,13 +132,3 @@ function rangeLine(node: unknown, lines: LineCounter): number | undefined {
 
 const oneLine = (s: string) => s.split('\n')[0].replace(/[\s:]+$/, '');
 
-/** V8 names a character offset; a line and column are what an editor can jump to. */
-function jsonErrorText(text: string, message: string): string {
-  const first = oneLine(message).replace(/\s*\(line \d+ column \d+\)$/, '');
-  const m = /at position (\d+)/.exec(first);
-  if (!m) return first;
-  const before = text.slice(0, Number(m[1]));
-  const line = before.split('\n').length;
-  const col = Number(m[1]) - before.lastIndexOf('\n');
-  return `${first.replace(/\s*in JSON at position \d+/, '')} (line ${line}, column ${col})`;
-}

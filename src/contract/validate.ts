@@ -28,6 +28,11 @@ const q = (s: string) => JSON.stringify(s);
 
 /** Validates a parsed plan: the seed's schema, then its Verification section and anti-patterns. */
 export function validateContract(data: unknown, lineOf: LineOf = () => undefined): ContractValidation {
+  // Every finding of every subtask is built before one is printed: 200,000 subtasks took 1 GB.
+  if (isObj(data) && Array.isArray(data.subtasks) && data.subtasks.length > MAX_SUBTASKS) {
+    const message = `subtasks lists ${data.subtasks.length} subtasks; a plan is checked up to ${MAX_SUBTASKS.toLocaleString('en-US')} (a delegation starts at most ${ENGINE_FANOUT_AGENTS} agents at once)`;
+    return { findings: [{ id: 'plan-schema', severity: 'error', path: 'subtasks', message, line: lineOf(['subtasks']) }], plan: null };
+  }
   const findings = schemaFindings(data, lineOf);
   const plan = findings.length === 0 ? (data as DelegationPlan) : null;
   if (!isObj(data)) return { findings, plan: null };
@@ -52,6 +57,10 @@ export function validateContract(data: unknown, lineOf: LineOf = () => undefined
   findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return { findings, plan };
 }
+
+/** Plans larger than this are refused, not checked: no engine delegation comes near it. */
+const MAX_SUBTASKS = 10_000;
+const ENGINE_FANOUT_AGENTS = 32;
 
 type Add = (id: PlanFindingId, severity: Severity, path: FieldPath, message: string) => void;
 

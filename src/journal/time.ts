@@ -123,15 +123,18 @@ export function instantToNanos(t: Instant): string {
 /** Durations for --stale-after / --clock-skew: `500ms`, `30s`, `10m`, `2h`, or plain seconds. */
 export function parseDuration(text: string): number | null {
   const plain = /^\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
-  if (plain) return Number(plain[1]) * 1000; // plain seconds
+  if (plain) return finiteOrNull(Number(plain[1]) * 1000); // plain seconds
   // One unit or several, largest first or not: `500ms`, `10m`, `1m30s`, `2h15m`.
   if (!/^\s*(?:\d+(?:\.\d+)?\s*(?:ms|s|m|h)\s*)+$/.test(text)) return null;
   let total = 0;
   for (const [, n, unit] of text.matchAll(/(\d+(?:\.\d+)?)\s*(ms|s|m|h)/g)) total += Number(n) * DURATION_UNITS[unit];
-  return total;
+  return finiteOrNull(total);
 }
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** 400 digits of seconds is no duration (it reads as infinity). */
+const finiteOrNull = (ms: number): number | null => (Number.isFinite(ms) ? ms : null);
 
 /** Milliseconds on a monotonic clock (the global `performance` costs ≈ 2 ms of start-up: perf_hooks). */
 export function monotonicMs(): number {

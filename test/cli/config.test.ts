@@ -166,6 +166,11 @@ describe('bad configuration: one clear sentence on stderr, exit 2', () => {
     { name: 'threshold zero', config: { maxTree: 0 }, says: '"maxTree" must be a positive integer' },
     { name: 'bad duration', config: { staleAfter: 'ten minutes' }, says: '"staleAfter" must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds' },
     { name: 'bad failOn', config: { failOn: 'warnings' }, says: '"failOn": must be error, warning, info or none, not "warnings"' },
+    { name: 'a duration in a list (String(["5m"]) reads "5m")', config: { staleAfter: ['5m'] }, says: '"staleAfter" must be a duration' },
+    { name: 'a duration too long to be a number', config: { staleAfter: `${'9'.repeat(400)}s` }, says: '"staleAfter" must be a duration' },
+    { name: 'failOn in a list', config: { failOn: ['warning'] }, says: '"failOn" must be one of error, warning, info, none (a string), not ["warning"]' },
+    { name: 'invalid JSON over lines, quoted back by V8', config: '{\n  "rules": x\n}', says: "config file trace-delegation.config.json is not valid JSON: Unexpected token 'x'" },
+    { name: 'an empty --config', args: ['--config', ''], says: '--config was given an empty file name (an unset variable?)' },
     { name: 'missing --config file', args: ['--config', 'nowhere.json'], says: 'cannot read config file nowhere.json: no such file' },
     { name: '--config is a directory', args: ['--config', '.'], says: 'cannot read config file .: it is a directory' },
     { name: '--rule without =', args: ['--rule', 'late-result'], says: '--rule expects <id>=<off|info|warning|error>, got "late-result"' },
@@ -185,6 +190,11 @@ describe('bad configuration: one clear sentence on stderr, exit 2', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     });
   }
+
+  it('takes a duration of a fraction of a second as a number', async () => {
+    const r = await runMain(['--sessions', FANOUT, '--all'], { cwd: workdir({ staleAfter: 0.0000001 }) });
+    expect(r.stderr).toBe('');
+  });
 
   it('accepts contract check ids in the config file (their severities apply with --contract)', async () => {
     const r = await runMain(['--sessions', FANOUT, '--all'], { cwd: workdir({ rules: { 'contract-timeout': 'error' } }) });

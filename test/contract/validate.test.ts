@@ -166,6 +166,27 @@ describe('inline rules', () => {
     expect(ids(p)).toEqual(['error plan-input-reference subtasks[1].contract.inputs.a', 'error plan-input-reference subtasks[1].contract.inputs.b']);
   });
 
+  it('refuses a plan of more than 10,000 subtasks with one finding, before building one for each', () => {
+    const p = plan();
+    p.subtasks = Array.from({ length: 200_000 }, () => ({}));
+    const { findings, plan: ok } = validateContract(p);
+    expect(ok).toBeNull();
+    expect(findings.map((f) => [f.id, f.path, f.message])).toEqual([['plan-schema', 'subtasks', 'subtasks lists 200000 subtasks; a plan is checked up to 10,000 (a delegation starts at most 32 agents at once)']]);
+  });
+
+  it('refuses YAML tags that make other values than JSON holds (bytes, sets, dates), naming the field', () => {
+    const yaml = (outputs: string) => `delegation: {task: t, delegated_to: [a]}\nsubtasks:\n  - id: s\n    agent: a\n    contract: {inputs: {}, outputs: ${outputs}, verification: v}\n`;
+    expect(() => parseContractText(yaml('!!binary aGVsbG8='), 'p.yaml')).toThrow('contract p.yaml: subtasks[0].contract.outputs is binary data (!!binary); a plan holds only mappings, lists, text, numbers, booleans and null');
+    expect(() => parseContractText(yaml('!!set {a, b}'), 'p.yaml')).toThrow('is a set (!!set)');
+    expect(() => parseContractText(yaml('!!timestamp 2025-01-01'), 'p.yaml')).toThrow('is a date (!!timestamp)');
+    expect(parseContractText(yaml('{report: 2025-01-01}'), 'p.yaml').data).toMatchObject({ subtasks: [{ contract: { outputs: { report: '2025-01-01' } } }] });
+  });
+
+  it('says what is wrong with JSON on one line, without V8\'s copy of the text', () => {
+    expect(() => parseContractText('{\n  "delegation": x\r\n}', 'p.json')).toThrow(/^contract p\.json is not valid JSON: Unexpected token 'x'$/);
+    expect(() => parseContractText('{"a":1,}', 'p.json')).toThrow(/^contract p\.json is not valid JSON: Expected double-quoted property name \(line 1, column 8\)$/);
+  });
+
   it('copes with hostile plans: inputs nested 20,000 deep, a run of ${ 100,000 long, a chain of 10,000 subtasks', () => {
     const p = plan();
     let deep: unknown = '${read.notes}';

@@ -90,5 +90,8 @@ describe('expectations files', () => {
     // A misspelled check id would match nothing, and with "count": 0 always pass.
     expect(() => parseExpectations('[{ "id": "late-results", "count": 0 }]', 'x')).toThrow('"id" "late-results" is not a check id (see `trace-delegation rules`)');
     expect(parseExpectations('[{ "id": "contract-timeout" }]', 'x')).toEqual([{ id: 'contract-timeout' }]);
+    // A byte order mark (a Windows editor) is not content; a syntax error is one line, without V8's copy of the text.
+    expect(parseExpectations('\uFEFF[{ "id": "late-result" }]', 'x')).toEqual([{ id: 'late-result' }]);
+    expect(() => parseExpectations('[\n  { "id": x }\r\n]', 'x')).toThrow(/^expectations file x is not valid JSON: Unexpected token 'x'$/);
   });
 });

@@ -58,17 +58,24 @@ export function parseContractText(raw: string, file: string): LoadedContract {
     }
   }
   const lines = new LineCounter();
-  // JSON is YAML too, so one parser gives line numbers for both; JSON.parse allowed duplicate keys.
-  // logLevel error: a YAML warning (a mapping used as a key) would reach stderr as a Node warning.
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: !json, logLevel: 'error' });
-  if (!json) {
+  // JSON is YAML too, so one parser gives line numbers for both. logLevel error: a YAML warning
+  // (a mapping used as a key) would reach stderr as a Node warning.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, logLevel: 'error' });
+  if (json) {
+    // JSON.parse keeps the last of two equal keys silently; YAML refuses them, and so do we here.
+    const duplicate = doc.errors.find((e) => e.code === 'DUPLICATE_KEY');
+    if (duplicate) {
+      const at = lines.linePos(duplicate.pos[0]);
+      throw new ContractFileError(`contract ${file} is not valid: a key appears twice in one object (line ${at.line}, column ${at.col})`);
+    }
+  } else {
     const first = doc.errors[0];
     if (first) {
       const at = lines.linePos(first.pos[0]);
       throw new ContractFileError(`contract ${file} is not valid YAML: ${oneLine(first.message)} (line ${at.line}, column ${at.col})`);
     }
     try {
-      data = doc.toJS({ maxAliasCount: 100 });
+      data = doc.toJS({ maxAliasCount: 1000 }); // still refuses an alias bomb; 100 refused a plan using one alias 100 times
     } catch (err) {
       throw new ContractFileError(`contract ${file} is not valid YAML: ${oneLine((err as Error).message)}`);
     }

@@ -276,6 +276,14 @@ describe('loading', () => {
     expect(() => parseContractText('a: *nowhere\n', 'alias.yaml')).toThrow(ContractFileError);
   });
 
+  it('refuses a key twice in a JSON object, as YAML does; takes an alias used 100 times, not an alias bomb', () => {
+    expect(() => parseContractText('{"merge_plan": {"strategy": "custom",\n "strategy": "bogus"}}', 'p.json')).toThrow('contract p.json is not valid: a key appears twice in one object (line 2, column 2)');
+    const reused = `note: &n text\nlist: [${Array(100).fill('*n').join(', ')}]\n`;
+    expect((parseContractText(reused, 'p.yaml').data.list as string[]).length).toBe(100);
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(', ')}]`)];
+    expect(() => parseContractText(`${levels.join('\n')}\n`, 'bomb.yaml')).toThrow('Excessive alias count');
+  });
+
   it('points a missing field at its parent line', () => {
     const loaded = parseContractText('delegation:\n  task: x\nsubtasks:\n  - id: a\n    agent: b\n', 'p.yaml');
     expect(loaded.lineOf(['subtasks', 0, 'agent'])).toBe(5);

@@ -51,8 +51,11 @@ export interface ScanFlags {
   failOn?: string;
 }
 
+/** Digits only: Number() would also take `1e3`, `0x10` and `5.0` for whole numbers. */
+export const decimalInteger = (v: string): number => (/^\s*\d+\s*$/.test(v) ? Number(v) : Number.NaN);
+
 function positiveInt(name: string, v: string): number {
-  const n = Number(v);
+  const n = decimalInteger(v);
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer, not ${JSON.stringify(v)}`);
   return n;
 }

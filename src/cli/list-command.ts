@@ -5,7 +5,7 @@ import { safeTerminalText as safe } from '../format/terminal.js';
 import { parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
-import { rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
+import { decimalInteger, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
 
@@ -21,7 +21,7 @@ const shortKey = (d: DelegationReport) => `${short(d.id, 13)}${d.key.slice(d.id.
 
 /** `list`: recent delegations newest first, or with --events the skill's event listing. */
 export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
-  const limit = Number(flags.limit);
+  const limit = decimalInteger(flags.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
   const { options, failOn } = resolveSettings(flags, io);
   if (flags.stdin) rejectSessionsWithStdin(flags);

@@ -5,7 +5,7 @@ import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
-import { rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
+import { decimalInteger, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
@@ -24,7 +24,7 @@ export interface ReportFlags extends ScanFlags {
 
 function parseJobs(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
+  const n = decimalInteger(v);
   if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--jobs must be an integer from 1 to 64, not ${JSON.stringify(v)}`);
   return n;
 }

@@ -72,12 +72,12 @@ export function parseContractText(raw: string, file: string): LoadedContract {
     const first = doc.errors[0];
     if (first) {
       const at = lines.linePos(first.pos[0]);
-      throw new ContractFileError(`contract ${file} is not valid YAML: ${oneLine(first.message)} (line ${at.line}, column ${at.col})`);
+      throw new ContractFileError(`contract ${file} is not valid YAML: ${yamlErrorText(first.message)} (line ${at.line}, column ${at.col})`);
     }
     try {
       data = doc.toJS({ maxAliasCount: 1000 }); // still refuses an alias bomb; 100 refused a plan using one alias 100 times
     } catch (err) {
-      throw new ContractFileError(`contract ${file} is not valid YAML: ${oneLine((err as Error).message)}`);
+      throw new ContractFileError(`contract ${file} is not valid YAML: ${yamlErrorText((err as Error).message)}`);
     }
   }
   const odd = firstTaggedValue(data);
@@ -138,4 +138,8 @@ function rangeLine(node: unknown, lines: LineCounter): number | undefined {
 }
 
 const oneLine = (s: string) => s.split('\n')[0].replace(/[\s:]+$/, '');
+
+/** The YAML parser's message on one line; its stack running out is a document nested too deeply. */
+const yamlErrorText = (message: string) =>
+  /Maximum call stack size exceeded/.test(message) ? 'it is nested too deeply for the YAML parser (a plan this deep can be written as JSON)' : oneLine(message);
 

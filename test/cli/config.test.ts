@@ -178,6 +178,9 @@ describe('bad configuration: one clear sentence on stderr, exit 2', () => {
     { name: '--rule bad severity', args: ['--rule', 'late-result=fatal'], says: '--rule late-result: must be off, info, warning or error, not "fatal"' },
     { name: '--max-fanout zero', args: ['--max-fanout', '0'], says: '--max-fanout must be a positive integer, not "0"' },
     { name: '--max-attempts not a number', args: ['--max-attempts', 'two'], says: '--max-attempts must be a positive integer, not "two"' },
+    { name: '--max-fanout in exponent notation', args: ['--max-fanout', '1e3'], says: '--max-fanout must be a positive integer, not "1e3"' },
+    { name: '--max-tree in hexadecimal', args: ['--max-tree', '0x10'], says: '--max-tree must be a positive integer, not "0x10"' },
+    { name: '--jobs with a decimal point', args: ['--jobs', '2.0'], says: '--jobs must be an integer from 1 to 64, not "2.0"' },
     { name: '--stale-after bad duration', args: ['--stale-after', '10 minutes'], says: '--stale-after must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds, not "10 minutes"' },
   ];
   for (const c of cases) {

@@ -276,6 +276,11 @@ describe('loading', () => {
     expect(() => parseContractText('a: *nowhere\n', 'alias.yaml')).toThrow(ContractFileError);
   });
 
+  it('says a YAML document nested past the parser\'s stack is too deep, not "Maximum call stack size exceeded"', () => {
+    const deep = `delegation: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`;
+    expect(() => parseContractText(deep, 'deep.yaml')).toThrow(/^contract deep\.yaml is not valid YAML: it is nested too deeply for the YAML parser \(a plan this deep can be written as JSON\)/);
+  });
+
   it('refuses a key twice in a JSON object, as YAML does; takes an alias used 100 times, not an alias bomb', () => {
     expect(() => parseContractText('{"merge_plan": {"strategy": "custom",\n "strategy": "bogus"}}', 'p.json')).toThrow('contract p.json is not valid: a key appears twice in one object (line 2, column 2)');
     const reused = `note: &n text\nlist: [${Array(100).fill('*n').join(', ')}]\n`;

@@ -34,7 +34,7 @@ function validateItem(item: unknown, where: string): Expectation {
   const fail = (msg: string) => new InputError(`expectations file ${where}: ${msg}`);
   if (typeof item !== 'object' || item === null || Array.isArray(item)) throw fail('each entry must be an object such as { "id": "missing-start" }');
   const o = item as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KEYS.has(k) && !COMMENT_KEYS.has(k)) throw fail(`unknown key "${k}" (allowed: id, delegation, severity, count, note)`);
+  for (const k of Object.keys(o)) if (!KEYS.has(k) && !COMMENT_KEYS.has(k)) throw fail(`unknown key "${k}" (allowed: id, delegation, severity, count, note, comment)`);
   if (typeof o.id !== 'string' || o.id === '') throw fail('"id" must be a non-empty string (a check id)');
   // A misspelled id would match nothing, and `"count": 0` on it would always pass.
   if (!CHECK_META_BY_ID.has(o.id)) throw fail(`"id" ${JSON.stringify(o.id)} is not a check id (see \`trace-delegation rules\`)`);

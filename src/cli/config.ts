@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { CHECK_META_BY_ID } from '../checks/catalog.js';
-import { jsonErrorText } from '../json-error.js';
+import { parseJsonText } from '../json-error.js';
 import type { RuleSettings } from '../checks/run.js';
 import { SEVERITIES, type CheckOptions, type Severity } from '../checks/types.js';
-import { parseDuration } from '../journal/time.js';
+import { durationValueMs } from '../journal/time.js';
 import { UsageError } from './io.js';
 import { readSmallText, TooLargeError } from '../small-file.js';
 
@@ -47,9 +47,9 @@ export function loadConfig(explicit: string | undefined, cwd: string): Settings 
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte order mark is not content
+    raw = parseJsonText(text);
   } catch (err) {
-    throw new UsageError(`config file ${explicit ?? CONFIG_FILE} is not valid JSON: ${jsonErrorText(text.replace(/^\uFEFF/, ''), (err as Error).message)}`);
+    throw new UsageError(`config file ${explicit ?? CONFIG_FILE} is not valid JSON: ${(err as Error).message}`);
   }
   return validateConfig(raw, explicit ?? CONFIG_FILE);
 }
@@ -71,9 +71,7 @@ export function validateConfig(raw: unknown, name: string): Settings {
   }
   for (const [key, opt] of [['staleAfter', 'staleAfterMs'], ['clockSkew', 'clockSkewMs']] as const) {
     if (c[key] === undefined) continue;
-    // A string or a number only: String(["5m"]) is "5m", and that list is no duration.
-    const v = c[key];
-    const ms = typeof v === 'number' ? (Number.isFinite(v) && v >= 0 ? v * 1000 : null) : typeof v === 'string' ? parseDuration(v) : null;
+    const ms = durationValueMs(c[key]);
     if (ms === null) throw fail(`"${key}" must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds`);
     settings.checkOptions[opt] = ms;
   }

@@ -1,6 +1,5 @@
 import { closeSync, createReadStream, existsSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { createGunzip } from 'node:zlib';
 import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
@@ -10,13 +9,14 @@ import { hash53 } from '../journal/id-hash.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
-import { describeError, isGzipPath, LineScanner, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
+import { describeError, gunzipped, isGzipPath, LineScanner, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
 import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
 import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
+import type { TraceReport } from '../report/types.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
@@ -532,11 +532,9 @@ class Follower {
 
   private async readArchive(tail: Tail): Promise<void> {
     const source = createReadStream(tail.file.path, { highWaterMark: ARCHIVE_CHUNK });
-    const gunzip = createGunzip({ chunkSize: ARCHIVE_CHUNK });
-    source.on('error', (err) => gunzip.destroy(err));
     const before = tail.scanner.stats.bytes;
     try {
-      for await (const chunk of source.pipe(gunzip) as AsyncIterable<Buffer>) tail.scanner.push(chunk);
+      for await (const chunk of gunzipped(source, ARCHIVE_CHUNK) as AsyncIterable<Buffer>) tail.scanner.push(chunk);
     } catch (err) {
       tail.scanner.stats.error = describeError(err);
       // Not opened at all (permission denied): tried again at the next poll, as a plain journal is.
@@ -725,7 +723,7 @@ class Follower {
         // Read again from a rewritten or replaced journal: printed again if what it says changed
         // (not for a new file name or line alone: archiving a journal would reprint all of it).
         const rendered = this.render(d, now, all);
-        if (rendered.digest === printedWith.report) return;
+        if (reportDigest(rendered.report) === printedWith.report) return;
         this.io.stderr.write(`trace-delegation: delegation ${d.key} changed since its report (its journal was rewritten): reported again\n`);
         this.printReport(d, now, all, rendered);
       }
@@ -756,20 +754,19 @@ class Follower {
 
   /** Prints d's report (`rendered`: already) and notes what it was printed with. */
   private printReport(d: Delegation, now: number, group?: Delegation[], rendered = this.render(d, now, group)): void {
-    this.printed.set(d.key, { events: d.events.length, report: rendered.digest });
+    this.printed.set(d.key, { events: d.events.length, report: reportDigest(rendered.report) });
     this.print(rendered.text);
   }
 
-  /** d's report in the output format, and a hash of what it says, wherever its lines are. */
-  private render(d: Delegation, now: number, group?: Delegation[]): { text: string; digest: number } {
+  /** d's report, and its text in the output format. */
+  private render(d: Delegation, now: number, group?: Delegation[]): { text: string; report: TraceReport } {
     const files = this.statsOf(d.files);
     const options = { ...this.reportOptions, checkOptions: { ...this.reportOptions.checkOptions, nowMs: now } };
     // Checked against its linked group, as the streamed --all checks it, and the other groups'
     // outputs: one print costs its group, not a lookup table over every delegation followed.
     const all = group ?? this.linkedGroup(d);
     const report = buildTraceReport({ events: d.events, files }, { delegations: all, selected: [d], kind: 'follow' }, options);
-    const text = this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn });
-    return { text, digest: hash53(JSON.stringify(report.delegations, withoutLocations)) };
+    return { text: this.settings.formatter(report, { color: this.settings.color, failOn: this.settings.failOn }), report };
   }
 
   private print(text: string): void {
@@ -796,6 +793,9 @@ class Follower {
 
 /** A report's journal locations (file, line, evidence) left out: they move when a journal is archived or renamed. */
 const withoutLocations = (key: string, value: unknown) => (key === 'file' || key === 'line' || key === 'files' || key === 'evidence' ? undefined : value);
+
+/** A hash of what a report says, wherever its lines are. */
+const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(report.delegations, withoutLocations));
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { InputError } from '../journal/discover.js';
-import { jsonErrorText } from '../json-error.js';
+import { parseJsonText } from '../json-error.js';
 import { readSmallText, TooLargeError } from '../small-file.js';
 import type { FieldPath } from './types.js';
 
@@ -52,9 +52,9 @@ export function parseContractText(raw: string, file: string): LoadedContract {
   let data: unknown;
   if (json) {
     try {
-      data = JSON.parse(text);
+      data = parseJsonText(text);
     } catch (err) {
-      throw new ContractFileError(`contract ${file} is not valid JSON: ${jsonErrorText(text, (err as Error).message)}`);
+      throw new ContractFileError(`contract ${file} is not valid JSON: ${(err as Error).message}`);
     }
   }
   const lines = new LineCounter();
@@ -94,20 +94,20 @@ export function parseContractText(raw: string, file: string): LoadedContract {
  * an `!!omap`, a `!!timestamp` date), which the schema's "object" would otherwise take for a mapping.
  */
 function firstTaggedValue(data: unknown): { where: string; what: string } | null {
-  const todo: [unknown, string][] = [[data, 'the document']];
+  const todo: [unknown, string][] = [[data, '']]; // the value and its path ('' for the document)
   while (todo.length) {
     const [v, where] = todo.pop()!;
     if (typeof v !== 'object' || v === null) continue;
     if (Array.isArray(v)) {
-      v.forEach((x, i) => todo.push([x, `${where === 'the document' ? '' : where}[${i}]`]));
+      v.forEach((x, i) => todo.push([x, `${where}[${i}]`]));
       continue;
     }
     const proto = Object.getPrototypeOf(v);
     if (proto !== Object.prototype && proto !== null) {
       const what = v instanceof Uint8Array ? 'binary data (!!binary)' : v instanceof Set ? 'a set (!!set)' : v instanceof Map ? 'an ordered map (!!omap)' : v instanceof Date ? 'a date (!!timestamp)' : 'a tagged value';
-      return { where, what };
+      return { where: where || 'the document', what };
     }
-    for (const [k, x] of Object.entries(v)) todo.push([x, where === 'the document' ? k : `${where}.${k}`]);
+    for (const [k, x] of Object.entries(v)) todo.push([x, where ? `${where}.${k}` : k]);
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import { parseDuration } from '../journal/time.js';
+import { durationValueMs } from '../journal/time.js';
 import { schemaFindings } from './schema.js';
 import { ALL_SUBTASKS, formatPath, MERGE_STEP, type DelegationPlan, type FieldPath, type PlanFinding, type PlanFindingId } from './types.js';
 import type { Severity } from '../checks/types.js';
@@ -251,8 +251,7 @@ function checkInputReferences(subtasks: LooseSubtask[], byId: Map<string, LooseS
 /** A subtask's time limit: `constraints.timeout` as `30s`, `5m`, `10m` (or seconds); 0 means none. */
 export function subtaskTimeoutMs(constraints: unknown): number | null | 'invalid' {
   if (!isObj(constraints) || constraints.timeout === undefined || constraints.timeout === null) return null;
-  const t = constraints.timeout;
-  const ms = typeof t === 'number' ? (Number.isFinite(t) && t >= 0 ? t * 1000 : null) : typeof t === 'string' ? parseDuration(t) : null;
+  const ms = durationValueMs(constraints.timeout);
   if (ms === null) return 'invalid';
   return ms === 0 ? null : ms;
 }

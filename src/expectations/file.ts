@@ -1,7 +1,7 @@
 import { CHECK_META_BY_ID } from '../checks/catalog.js';
 import { SEVERITIES, SEVERITY_RANK, type Finding, type Severity } from '../checks/types.js';
 import { InputError } from '../journal/discover.js';
-import { jsonErrorText } from '../json-error.js';
+import { parseJsonText } from '../json-error.js';
 
 /** One line of an `X.expected.json` file: which findings the case must produce. */
 export interface Expectation {
@@ -22,9 +22,9 @@ const COMMENT_KEYS = new Set(['note', 'comment']);
 export function parseExpectations(text: string, name: string): Expectation[] {
   let raw: unknown;
   try {
-    raw = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte order mark is not content
+    raw = parseJsonText(text);
   } catch (err) {
-    throw new InputError(`expectations file ${name} is not valid JSON: ${jsonErrorText(text.replace(/^\uFEFF/, ''), (err as Error).message)}`);
+    throw new InputError(`expectations file ${name} is not valid JSON: ${(err as Error).message}`);
   }
   if (!Array.isArray(raw)) throw new InputError(`expectations file ${name} must be a JSON array of { id, delegation?, severity?, count? }`);
   return raw.map((item, i) => validateItem(item, `${name}[${i}]`));

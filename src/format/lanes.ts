@@ -53,17 +53,14 @@ export function tree(d: DelegationReport, keys: Map<string, DelegationReport>, s
 }
 
 type Seen = { ts: string; instant: Instant } | null;
-// Each delegation's own latest event, parsed once: every ancestor's tree asks for it again.
-const ownLastCache = new WeakMap<DelegationReport, Seen>();
 
+/** A delegation's own latest event (its timeline's, parsed). */
 function ownLastEvent(x: DelegationReport): Seen {
-  if (ownLastCache.has(x)) return ownLastCache.get(x)!;
   let best: Seen = null;
   for (const t of x.timeline) {
     const instant = parseTimestamp(t.ts);
     if (instant && (!best || compareInstants(instant, best.instant) > 0)) best = { ts: t.ts, instant };
   }
-  ownLastCache.set(x, best);
   return best;
 }
 
@@ -96,7 +93,7 @@ function treeLastTable(keys: Map<string, DelegationReport>): Map<DelegationRepor
   const low = new Map<DelegationReport, number>();
   const onStack = new Set<DelegationReport>();
   const stack: DelegationReport[] = [];
-  const kids = (x: DelegationReport) => x.nested.map((k) => keys.get(k)).filter((k): k is DelegationReport => k !== undefined);
+  const kidsOf = new Map<DelegationReport, DelegationReport[]>();
   let counter = 0;
   for (const start of keys.values()) {
     if (index.has(start)) continue;
@@ -106,7 +103,9 @@ function treeLastTable(keys: Map<string, DelegationReport>): Map<DelegationRepor
       low.set(node, counter++);
       stack.push(node);
       onStack.add(node);
-      work.push({ node, next: kids(node), at: 0 });
+      const kids = node.nested.map((k) => keys.get(k)).filter((k): k is DelegationReport => k !== undefined);
+      kidsOf.set(node, kids);
+      work.push({ node, next: kids, at: 0 });
     };
     open(start);
     while (work.length > 0) {
@@ -135,7 +134,7 @@ function treeLastTable(keys: Map<string, DelegationReport>): Map<DelegationRepor
       let best: Seen = null;
       for (const m of members) {
         best = later(best, ownLastEvent(m));
-        for (const k of kids(m)) if (result.has(k)) best = later(best, result.get(k)!);
+        for (const k of kidsOf.get(m)!) if (result.has(k)) best = later(best, result.get(k)!);
       }
       for (const m of members) result.set(m, best);
     }

@@ -451,11 +451,16 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   }
   // The stream closes the descriptor when it ends or fails.
   const source = createReadStream(input.path, { fd: opened.fd, start: 0, highWaterMark: READ_SIZE });
-  const gunzip = zlib().createGunzip({ chunkSize: READ_SIZE });
+  return scanStream(gunzipped(source, READ_SIZE), input, stats);
+}
+
+/** `source` inflated, each end of the pipe stopping the other (an archive, or gzip on standard input). */
+export function gunzipped(source: Readable, chunkSize?: number): Readable {
+  const gunzip = zlib().createGunzip(chunkSize ? { chunkSize } : {});
   source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
   gunzip.on('error', () => source.destroy()); // nor close the source when the archive is corrupt
-  gunzip.on('close', () => source.destroy()); // nor stop reading it when the scan stops early (maxEvents)
-  return scanStream(source.pipe(gunzip), input, stats);
+  gunzip.on('close', () => source.destroy()); // nor stop reading it when the reader stops early (maxEvents)
+  return source.pipe(gunzip);
 }
 
 /**

@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type { JournalFile } from './discover.js';
-import { scanFile, scanStream } from './scan-file.js';
+import { gunzipped, scanFile, scanStream } from './scan-file.js';
 import type { ScanResult } from './types.js';
 
 export interface ScanOptions {
@@ -41,7 +40,6 @@ export async function scanStdin(stdin: Readable): Promise<ScanResult> {
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];
-const requireHere = createRequire(import.meta.url);
 
 /** The stream itself, or its inflated bytes when it starts with gzip's magic number. */
 async function inflatedIfGzip(stream: Readable): Promise<Readable> {
@@ -67,9 +65,5 @@ async function inflatedIfGzip(stream: Readable): Promise<Readable> {
     }
   }
   const source = Readable.from(replay(), { objectMode: false });
-  if (head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) return source;
-  const gunzip = (requireHere('node:zlib') as typeof import('node:zlib')).createGunzip();
-  source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
-  gunzip.on('error', () => source.destroy());
-  return source.pipe(gunzip);
+  return head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1] ? gunzipped(source) : source;
 }

@@ -133,6 +133,15 @@ export function parseDuration(text: string): number | null {
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
+/**
+ * A duration written in a file (config, contract plan): a string parseDuration reads, or a number
+ * of seconds. Anything else (a list, whose String() would read as its item) is null.
+ */
+export function durationValueMs(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v * 1000 : null;
+  return typeof v === 'string' ? parseDuration(v) : null;
+}
+
 /** 400 digits of seconds is no duration (it reads as infinity). */
 const finiteOrNull = (ms: number): number | null => (Number.isFinite(ms) ? ms : null);
 

@@ -16,6 +16,7 @@ import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.j
 import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
+import { SleepingGroups } from '../model/sleeping-groups.js';
 import type { TraceReport } from '../report/types.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
@@ -34,6 +35,8 @@ export interface FollowSettings {
   signal?: AbortSignal;
   /** No "following …" notice on stderr once the replay is done. */
   quiet?: boolean;
+  /** How long a group of delegations with nothing left to print stays in memory with no new event before it sleeps (default 30 s). */
+  sleepAfterMs?: number;
 }
 
 /** One journal being tailed: plain files are read from `offset` on; archives are re-read whole. */
@@ -116,6 +119,8 @@ class Follower {
   private builder: IndexChunkBuilder | null = null;
   /** The replay's groups that are not held in memory, woken by a new event that links to them. */
   private dormant: DormantComponents | null = null;
+  /** Live groups with nothing left to print, quiet for sleepAfterMs: deflated, woken as the dormant ones are. */
+  private readonly sleeping = new SleepingGroups();
   /** Tails dropped by a sibling's reset, to read again in the same refresh. */
   private readonly rereads = new Set<Tail>();
   /** Warnings printed once (a failure that repeats at every poll). */
@@ -444,6 +449,10 @@ class Follower {
     // Their reports may change (other lines, another file): checked at the next evaluation.
     this.forgottenFiles.add(tail.fileIndex);
     for (const d of this.delegations) if (this.printed.has(d.key) && d.events.some((e) => e.fileIndex === tail.fileIndex)) this.forgottenKeys.add(d.key);
+    // Sleeping groups with lines in it wake first, so that what they held of it is dropped too.
+    const slept = this.sleeping.wakeFile(tail.fileIndex);
+    for (const key of slept.keys) if (this.printed.has(key)) this.forgottenKeys.add(key);
+    this.groups.add(slept.events);
     this.groups.removeFile(tail.fileIndex);
     this.dormant?.forgetFile(tail.fileIndex);
     const seen = this.seenByPair.get(tail.file.pairKey);
@@ -573,6 +582,8 @@ class Follower {
         this.warnOnce(`could not read replayed lines back (${describeError(err)}): reports may miss events until it can`);
       }
     }
+    const woken = this.sleeping.wakeLinked(events);
+    if (woken.length) this.groups.add(woken);
     this.groups.add(events);
   }
 
@@ -690,7 +701,10 @@ class Follower {
     if (this.evaluationTimer) return;
     this.evaluationTimer = setTimeout(() => {
       this.evaluationTimer = null;
-      if (!this.closed) this.evaluate();
+      // Not in the middle of a refresh (it awaits an archive's read): a journal dropped to be read
+      // again would look empty, and what was noted to compare after the read would be spent. The
+      // refresh evaluates (or schedules) when it is done.
+      if (!this.closed && !this.busy) this.evaluate();
     }, ms);
   }
 
@@ -702,9 +716,33 @@ class Follower {
       this.lateReplay.clear();
     }
     const now = this.now();
-    for (const d of this.followed()) this.consider(d, now);
+    const followed = this.followed();
+    for (const d of followed) this.consider(d, now);
     this.forgottenFiles.clear();
     this.forgottenKeys.clear();
+    this.sleepQuiet(followed);
+  }
+
+  /**
+   * Puts to sleep the groups that have had no new event for sleepAfterMs and have nothing left
+   * to print on their own: no open delegation (it may go stale) and no report due. A named
+   * target's matches stay awake too (followed): then what it resolves to cannot change. A new
+   * event that links to a sleeping group wakes it (hold()).
+   */
+  private sleepQuiet(followed: readonly Delegation[]): void {
+    const named = !this.all() && this.target !== 'last' ? new Set(followed) : null;
+    const due = (d: Delegation) => {
+      if (d.started && !d.completed) return true;
+      const printedWith = this.printed.get(d.key);
+      return printedWith !== undefined && printedWith.events !== d.events.length;
+    };
+    const taken = this.groups.takeQuiet(Date.now() - (this.settings.sleepAfterMs ?? SLEEP_AFTER_MS), (ds) => !ds.some((d) => due(d) || named?.has(d)));
+    if (taken.length === 0) return;
+    for (const { events, delegations } of taken) {
+      this.sleeping.put(events);
+      for (const d of delegations) this.staleAt.delete(d.key);
+    }
+    this.delegations = this.groups.delegations();
   }
 
   /**
@@ -748,7 +786,8 @@ class Follower {
     const all = this.groups.linkedTo(d);
     const held = this.groups.foreignPreviews(all);
     const dormant = this.dormant;
-    registerForeignPreviews(all, !dormant ? held : (texts) => [...held(texts), ...this.dormantPreviews(dormant, texts)]);
+    const sleeping = this.sleeping;
+    registerForeignPreviews(all, (texts) => [...held(texts), ...sleeping.previewsIn(texts), ...(dormant ? this.dormantPreviews(dormant, texts) : [])]);
     return all;
   }
 
@@ -802,6 +841,9 @@ const OUTPUT_BATCH = 64 * 1024;
 
 /** Archive reads and inflated pieces: 16 KiB ones (the streams' default) cost a turn of the event loop each. */
 const ARCHIVE_CHUNK = 256 * 1024;
+
+/** A group with nothing left to print sleeps after this long with no new event (a late result wakes it). */
+const SLEEP_AFTER_MS = 30_000;
 
 /** How much of a journal's start is kept to tell a rewrite from an append. */
 const HEAD_BYTES = 256;

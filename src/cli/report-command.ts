@@ -75,10 +75,12 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   if (flags.follow) {
     if (fromStdin) throw new UsageError('--follow watches a sessions tree; it cannot follow standard input');
     if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
-    const pollMs = Number((io.env ?? process.env).TRACE_DELEGATION_POLL_MS) || undefined;
+    const env = io.env ?? process.env;
+    const pollMs = Number(env.TRACE_DELEGATION_POLL_MS) || undefined;
+    const sleepAfterMs = Number(env.TRACE_DELEGATION_SLEEP_AFTER_MS) || undefined;
     // Loaded on use: follow mode brings file watching and gzip with it.
     const { runFollow } = await import('./follow.js');
-    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, quiet: flags.quiet });
+    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, sleepAfterMs, quiet: flags.quiet });
   }
   if (fromStdin) rejectSessionsWithStdin(flags);
   const analyzeOptions: AnalyzeOptions = {

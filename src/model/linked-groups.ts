@@ -16,6 +16,14 @@ interface Group {
   ids: string[];
   /** The group's delegations as last grouped (stale while the group is in `changed`). */
   delegations: Delegation[];
+  /** When its last event was added (Date.now()): a group quiet long enough may be put to sleep. */
+  touchedAt: number;
+}
+
+/** A group taken out (follow mode puts it to sleep): its events and its delegations as grouped. */
+export interface TakenGroup {
+  events: JournalEvent[];
+  delegations: Delegation[];
 }
 
 export class LinkedGroups {
@@ -28,9 +36,12 @@ export class LinkedGroups {
   /** Every current delegation's output previews, for the checks that search other groups' outputs. */
   private previews = new PreviewRegistry();
 
-  /** Whether events came since delegations() last grouped them. */
+  /** Groups were taken out since delegations() last listed them. */
+  private taken = false;
+
+  /** Whether events came (or groups were taken out) since delegations() last grouped them. */
   get stale(): boolean {
-    return this.changed.size > 0;
+    return this.changed.size > 0 || this.taken;
   }
 
   add(events: readonly JournalEvent[]): void {
@@ -51,7 +62,8 @@ export class LinkedGroups {
 
   /** Every delegation, in delegationOrder; only the groups that changed are grouped again. */
   delegations(): Delegation[] {
-    if (this.changed.size === 0) return this.sorted;
+    if (!this.stale) return this.sorted;
+    this.taken = false;
     for (const g of this.changed) {
       this.previews.remove(g.delegations);
       g.delegations = groupDelegations(g.events);
@@ -79,6 +91,30 @@ export class LinkedGroups {
     return (texts) => this.previews.lookup(texts, own);
   }
 
+  /**
+   * Takes out the groups, grouped and unchanged since, that have had no event since `before`
+   * (Date.now() time) and that `sleepy` accepts (given their delegations): they are no longer
+   * linked to, listed or searched. Follow mode keeps them elsewhere and adds their events back
+   * when a new event links to them.
+   */
+  takeQuiet(before: number, sleepy: (delegations: readonly Delegation[]) => boolean): TakenGroup[] {
+    const taken: TakenGroup[] = [];
+    for (const g of this.groups) {
+      if (g.touchedAt > before || this.changed.has(g) || !sleepy(g.delegations)) continue;
+      this.groups.delete(g);
+      for (const id of g.ids) this.groupOf.delete(id);
+      this.previews.remove(g.delegations);
+      taken.push({ events: g.events, delegations: g.delegations });
+    }
+    if (taken.length) this.taken = true;
+    return taken;
+  }
+
+  /** How many groups are held. */
+  get size(): number {
+    return this.groups.size;
+  }
+
   private addOne(e: JournalEvent): void {
     if (e.type === 'session_end') return; // no check reads it (the event index leaves it out too)
     const ids = linkIds(e);
@@ -90,10 +126,11 @@ export class LinkedGroups {
       into = into === null || into === g ? g : this.merge(into, g);
     }
     if (!into) {
-      into = { events: [], ids: [], delegations: [] };
+      into = { events: [], ids: [], delegations: [], touchedAt: 0 };
       this.groups.add(into);
     }
     into.events.push(e);
+    into.touchedAt = Date.now();
     for (const id of ids) {
       if (id === null || this.groupOf.get(id) === into) continue;
       this.groupOf.set(id, into);
@@ -114,6 +151,7 @@ export class LinkedGroups {
     this.changed.delete(gone);
     this.previews.remove(gone.delegations); // regrouped with `keep`'s
     gone.delegations = [];
+    keep.touchedAt = Math.max(keep.touchedAt, gone.touchedAt);
     this.changed.add(keep);
     return keep;
   }

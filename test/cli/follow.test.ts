@@ -309,6 +309,46 @@ describe('--follow', () => {
     }
   });
 
+  it('puts live delegations to sleep once quiet, and wakes them as --all would read them: a late event, an output in another aggregate, a rewrite', async () => {
+    // Every quiet group sleeps after 1 ms (30 s by default): each live delegation below is asleep
+    // by the time the next event comes, and the reports must be the ones of holding every event.
+    const dir = tree();
+    const stale = 'stale artifact of an earlier run: the schema migration plan';
+    const at = (s: number) => iso(Date.now() - 120_000 + s * 1000);
+    const f = follow(dir, ['--format', 'ndjson'], { TRACE_DELEGATION_SLEEP_AFTER_MS: '1' });
+    await f.waitFor(READY, 45_000, 'stderr');
+    const live = path.join(dir, 's-live.jsonl');
+    const { joined, late } = missedJoin('d-late');
+    writeFileSync(live, journal(...joined));
+    await f.waitFor(/"id":"d-late"/);
+    appendFileSync(live, journal(started('d-old', at(10)), subStarted('d-old', at(11)), ev.subCompleted(at(12), { delegation_id: 'd-old', sub_run_id: 'r-d-old', agent_id: 'coder', status: 'completed', output_preview: stale }), completed('d-old', at(13))));
+    await f.waitFor(/"id":"d-old"/);
+    await sleep(500); // several evaluations: both sleep
+    // d-new's aggregate holds the sleeping d-old's output; the tester's late result wakes d-late.
+    appendFileSync(live, journal(started('d-new', at(20)), subStarted('d-new', at(21)), subDone('d-new', at(22)), ev.completed(at(23), { delegation_id: 'd-new', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `done\n---\n${stale}` })));
+    await f.waitFor(/"id":"d-new"/);
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(late));
+    await f.waitFor(/delegation d-late has 1 new event since its report: reported again/, 45_000, 'stderr');
+    await sleep(500);
+    // The journal rewritten with d-old's result failed: the sleeping d-old wakes and is reported again.
+    const failed = readFileSync(live, 'utf8').replace(`"sub_run_id":"r-d-old","agent_id":"coder","status":"completed"`, `"sub_run_id":"r-d-old","agent_id":"coder","status":"failed"`);
+    expect(failed).not.toBe(readFileSync(live, 'utf8'));
+    writeFileSync(`${live}.tmp`, failed);
+    renameSync(`${live}.tmp`, live);
+    await f.waitFor(/delegation d-old changed since its report/, 45_000, 'stderr');
+    await sleep(300);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const expected = new Map(all.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((d) => [d.id, d]));
+    const lastOf = new Map(printed.map((d) => [d.id, d]));
+    for (const id of ['d-late', 'd-new']) expect(lastOf.get(id), id).toEqual(expected.get(id));
+    // d-old's last report is its rewritten one (d-new, reported before the rewrite, is not reprinted: its own lines did not change).
+    expect(lastOf.get('d-old').findings.map((x: { id: string }) => x.id)).toEqual(expected.get('d-old').findings.map((x: { id: string }) => x.id));
+    expect(lastOf.get('d-late').findings.map((x: { id: string }) => x.id)).toContain('late-result');
+    expect(printed.find((d) => d.id === 'd-new').findings.map((x: { message: string }) => x.message).join('\n')).toContain('of delegation d-old');
+  });
+
   it('replays journals and archives interleaved as --all reads them', async () => {
     const dir = tree();
     const at = (s: number) => iso(Date.parse('2026-03-01T10:00:00Z') + s * 1000);

@@ -18,3 +18,18 @@ export function longEnoughForSubstring(s: string): boolean {
 
 /** A preview truncated by the journal (500 chars + "…") only matches by its kept prefix. */
 export const withoutTruncationMark = (s: string): string => (s.endsWith('…') ? s.slice(0, -1) : s);
+
+/** The separator of AllResults aggregates. */
+export const SEPARATOR = '\n---\n';
+
+/**
+ * Whether an aggregate holds an output preview: as one of its segments (trimmed), or, for a
+ * preview of MIN_SUBSTRING characters or more, anywhere in it (its kept prefix, when truncated).
+ */
+export function aggregateContains(aggregate: string, preview: string): boolean {
+  const p = preview.trim();
+  if (!p) return false;
+  if (aggregate.split(SEPARATOR).some((seg) => seg.trim() === p)) return true;
+  const core = withoutTruncationMark(p);
+  return longEnoughForSubstring(core) && aggregate.includes(core);
+}

@@ -1,5 +1,6 @@
 import { compareInstants, diffMs } from '../journal/time.js';
-import type { FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
+import { aggregateContains } from '../journal/preview.js';
+import type { DelegationCompletedEvent, FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
 import { finalCompletion, TERMINAL_STATUSES, type Child, type Delegation, type SubRun } from './delegation.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
@@ -20,9 +21,30 @@ export function settledAtJoin(run: SubRun, join: { time: Instant | null } | null
   return done.length ? done[done.length - 1] : null;
 }
 
-/** Success as the engine counted it at the join: settled by then as completed without error. */
-export function succeededAtJoin(run: SubRun, join: { time: Instant | null } | null): boolean {
-  const c = settledAtJoin(run, join);
+/**
+ * `ts` is taken before the journal's lock, so concurrent writers invert by microseconds
+ * (journal-format.md §8.1): a completion this close after the join may have been in it.
+ */
+export const JOIN_INVERSION_MS = 1;
+
+/**
+ * The completion the join counted a run by: its last terminal completion by the join, else a
+ * later one the join evidently had, its `ts` inverted with the join's: at most
+ * JOIN_INVERSION_MS later, or its output is in the aggregate. (late-result still reports it:
+ * CHECKS.md compares the times strictly.)
+ */
+export function countedAtJoin(run: SubRun, join: Pick<DelegationCompletedEvent, 'time' | 'aggregatedOutputPreview'> | null): SubRunCompletedEvent | null {
+  const settled = settledAtJoin(run, join);
+  const at = join?.time;
+  if (settled || !at) return settled;
+  const aggregate = join.aggregatedOutputPreview;
+  const had = (c: SubRunCompletedEvent) => !!c.time && (diffMs(c.time, at) <= JOIN_INVERSION_MS || (typeof aggregate === 'string' && typeof c.outputPreview === 'string' && aggregateContains(aggregate, c.outputPreview)));
+  return terminalCompletions(run).find(had) ?? null;
+}
+
+/** Success as the engine counted it at the join: completed without error (countedAtJoin). */
+export function succeededAtJoin(run: SubRun, join: Pick<DelegationCompletedEvent, 'time' | 'aggregatedOutputPreview'> | null): boolean {
+  const c = countedAtJoin(run, join);
   return !!c && c.status === 'completed' && c.error === null; // an empty error string is still an error (is_success)
 }
 
@@ -92,6 +114,13 @@ export function startedChildren(d: Delegation) {
   return d.children
     .filter((c) => c.attempts[0].starts.length > 0)
     .sort((a, b) => (order.get(a.attempts[0].starts[0]) ?? 0) - (order.get(b.attempts[0].starts[0]) ?? 0));
+}
+
+/** How many children of each agent started (startedChildren). */
+export function startedPerAgent(d: Delegation): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const c of startedChildren(d)) if (c.agentId) by.set(c.agentId, (by.get(c.agentId) ?? 0) + 1);
+  return by;
 }
 
 /** Whether any sub-run event (start or completion) was journaled for the delegation. */

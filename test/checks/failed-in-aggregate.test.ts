@@ -53,8 +53,24 @@ testCheck('failed-in-aggregate', {
         },
       ],
     },
+    {
+      // succeeded=3 counts scan-apac, which never started (no event of it at all).
+      fixture: '../checks/missing-start/trigger-counted-as-success.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: '585cb674-3491-4a58-aa68-fd2ef388c004',
+          messageIncludes: 'succeeded=3 but only 2 children had completed without error by the join at 2026-02-16T15:30:50.667335232+00:00: agent scan-apac: 1 expected child never started',
+          evidenceLines: ['trigger-counted-as-success.jsonl:9'],
+        },
+      ],
+    },
   ],
   valid: [
+    // Children written just after the join (1 µs, 0.4 ms) or whose output is in the aggregate were in it.
+    '../join/late-result-inverted.jsonl',
+    // succeeded=3 with two children, both succeeded: no failed child was counted (totals-mismatch says the rest).
+    '../join/failed-in-aggregate-excess-lookalike.jsonl',
     // A failed run's preview that a completed run also produced; a short failed preview ("error")
     // inside a longer segment; a nested delegation's failed draft relayed by the outer planner; a
     // reviewer quoting another delegation's output inside its own.

@@ -30,6 +30,31 @@ testCheck('late-result', {
         },
       ],
     },
+    {
+      // Completions written after the join with a later ts: late by the times (CHECKS.md compares
+      // them strictly), but the message says what the aggregate and the gap tell.
+      fixture: '../join/late-result-inverted.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd-inverted',
+          messageIncludes: ['0.000001s after the join', 'yet its output is in the aggregate, so the join had it'],
+          evidenceLines: ['late-result-inverted.jsonl:6', 'late-result-inverted.jsonl:7'],
+        },
+        {
+          severity: 'warning',
+          delegation: 'd-inverted-no-aggregate',
+          messageIncludes: ['0.0004s after the join', 'within a millisecond, as concurrent writers invert timestamps: it may have been in the join'],
+          evidenceLines: ['late-result-inverted.jsonl:12', 'late-result-inverted.jsonl:13'],
+        },
+        {
+          severity: 'warning',
+          delegation: 'd-late-but-joined',
+          messageIncludes: ['3s after the join', 'yet its output is in the aggregate'],
+          evidenceLines: ['late-result-inverted.jsonl:18', 'late-result-inverted.jsonl:19'],
+        },
+      ],
+    },
   ],
   valid: [
     // Line 7 follows the join (line 6) in the file but is 1 µs earlier (ts taken before the lock);

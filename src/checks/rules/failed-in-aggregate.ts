@@ -1,14 +1,13 @@
 import { compareInstants } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
-import { hasSubRunEvents, loc, settledAtJoin, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
-import { longEnoughForSubstring, withoutTruncationMark } from '../../journal/preview.js';
+import { hasSubRunEvents, loc, settledAtJoin, startedPerAgent, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
+import { longEnoughForSubstring, SEPARATOR, withoutTruncationMark } from '../../journal/preview.js';
 import { previewsIn } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
 import type { Check, Report } from '../types.js';
 
 /** The AllResults separator (coordination.rs). */
-const SEPARATOR = '\n---\n';
 
 export const failedInAggregate: Check = {
   meta: {
@@ -19,7 +18,7 @@ export const failedInAggregate: Check = {
     symptom: 'Wrong aggregate',
     docs: {
       why:
-        'A join that counts a failed child, or publishes an artifact of a failed run or of another delegation (yesterday\'s result still in the store), delivers a wrong answer on time with no error anywhere. Two facts are checked: `succeeded` against the children that had completed without error by the join, and each `\\n---\\n` segment of `aggregated_output_preview` against the output previews of runs that did not succeed or belong to another delegation (whole segments; substrings only for previews of 40+ characters; runs of nested delegations are not compared with the outer aggregate).',
+        'A join that counts a failed child, or publishes an artifact of a failed run or of another delegation (yesterday\'s result still in the store), delivers a wrong answer on time with no error anywhere. Two facts are checked: `succeeded` against the children that had completed without error by the join (a completion timestamped just after it, by 1 ms at most or with its output in the aggregate, was in it: concurrent writers invert timestamps), and each `\\n---\\n` segment of `aggregated_output_preview` against the output previews of runs that did not succeed or belong to another delegation (whole segments; substrings only for previews of 40+ characters; runs of nested delegations are not compared with the outer aggregate).',
       example: [
         '{"type":"delegation_started","ts":"2026-03-09T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["us"],"delegation_id":"d-r41","parent_run_id":"r41","pattern":"fan_out"}}',
         '{"type":"delegation_sub_run_started","ts":"2026-03-09T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-r41","depth":1,"parent_run_id":"r41","retry_of":null,"status":"running","sub_run_id":"r41-us"}}',
@@ -37,26 +36,42 @@ export const failedInAggregate: Check = {
       fix: 'Join only artifacts of tasks that completed in this run: check each artifact\'s task state and run id before aggregating (AggregationStrategy and aggregate_results in coordination.rs), and count only results with is_success().',
     },
   },
-  run({ delegation: d, all }) {
+  run({ delegation: d, all, expectation }) {
     const join = d.completed;
     if (!join) return [];
-    return [...countedFailures(d, join), ...joinedFailures(d, join, all)];
+    return [...countedFailures(d, join, expectation.agentCounts), ...joinedFailures(d, join, all)];
   },
 };
 
 /** `succeeded` against the children that had completed without error by the join. */
-function countedFailures(d: Delegation, join: DelegationCompletedEvent): Report[] {
+function countedFailures(d: Delegation, join: DelegationCompletedEvent, expected: ReadonlyMap<string, number> | null): Report[] {
   if (join.succeeded === null || !hasSubRunEvents(d)) return [];
   const ok = d.children.filter((c) => succeededAtJoin(c.final, join));
   if (join.succeeded <= ok.length) return [];
   const others = d.children.filter((c) => !ok.includes(c));
+  const unstarted = neverStarted(d, expected);
+  // More successes than children, each of which succeeded, and no expected child missing: nothing
+  // that did not succeed was counted (totals-mismatch reports the excess).
+  if (others.length === 0 && unstarted.length === 0) return [];
   return [
     {
-      message: `succeeded=${join.succeeded} but only ${ok.length} ${ok.length === 1 ? 'child' : 'children'} had completed without error by the join at ${join.ts}: ${others.map((c) => describeAtJoin(c, join)).join('; ')}`,
+      message: `succeeded=${join.succeeded} but only ${ok.length} ${ok.length === 1 ? 'child' : 'children'} had completed without error by the join at ${join.ts}: ${[...others.map((c) => describeAtJoin(c, join)), ...unstarted].join('; ')}`,
       evidence: [loc(join), ...others.flatMap((c) => childEvidence(c.final))],
       runs: others.map((c) => c.final.runId),
     },
   ];
+}
+
+/** Expected children that never started, by agent ("agent x: 1 expected child never started"). */
+function neverStarted(d: Delegation, expected: ReadonlyMap<string, number> | null): string[] {
+  if (!expected) return [];
+  const started = startedPerAgent(d);
+  const out: string[] = [];
+  for (const [agent, want] of expected) {
+    const missing = want - (started.get(agent) ?? 0);
+    if (missing > 0) out.push(`agent ${agent}: ${missing} expected ${missing === 1 ? 'child' : 'children'} never started`);
+  }
+  return out;
 }
 
 function describeAtJoin(c: Child, join: DelegationCompletedEvent): string {

@@ -1,5 +1,6 @@
 import { compareInstants, diffMs } from '../../journal/time.js';
-import { loc, seconds, settledAtJoin, terminalCompletions } from '../../model/evidence.js';
+import { aggregateContains } from '../../journal/preview.js';
+import { JOIN_INVERSION_MS, loc, seconds, settledAtJoin, terminalCompletions } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 export const lateResult: Check = {
@@ -35,8 +36,15 @@ export const lateResult: Check = {
       const done = terminalCompletions(run);
       const last = done[done.length - 1];
       if (!last?.time || compareInstants(last.time, join.time) <= 0) continue;
+      // Its output in the aggregate says the join had it after all: the two `ts` are inverted (journal-format.md §8.1).
+      const joined = typeof join.aggregatedOutputPreview === 'string' && typeof last.outputPreview === 'string' && aggregateContains(join.aggregatedOutputPreview, last.outputPreview);
+      const verdict = joined
+        ? 'yet its output is in the aggregate, so the join had it: the timestamps are out of order'
+        : diffMs(last.time, join.time) <= JOIN_INVERSION_MS
+          ? 'within a millisecond, as concurrent writers invert timestamps: it may have been in the join, or it was not (ignored, or it needs a follow-up)'
+          : 'its result was not in the join (ignored, or it needs a follow-up)';
       out.push({
-        message: `sub-run ${run.runId} (agent ${run.agentId ?? '?'}) completed at ${last.ts} (status ${last.status}), ${seconds(diffMs(last.time, join.time))} after the join at ${join.ts}: its result was not in the join (ignored, or it needs a follow-up)`,
+        message: `sub-run ${run.runId} (agent ${run.agentId ?? '?'}) completed at ${last.ts} (status ${last.status}), ${seconds(diffMs(last.time, join.time))} after the join at ${join.ts}: ${verdict}`,
         evidence: [loc(join), loc(last)],
         runs: [run.runId],
       });

@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.js';
 import { finalCompletion, isSuccess, type Child, type Delegation } from '../../model/delegation.js';
-import { hasSubRunEvents, isTimeoutError, lastMarker, loc, startedChildren, unexplainedSequentialStop } from '../../model/evidence.js';
+import { hasSubRunEvents, isTimeoutError, lastMarker, loc, startedChildren, startedPerAgent, unexplainedSequentialStop } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 // Only these promise every expected child a start (CHECKS.md resolved detail 1); sequential stops
@@ -38,8 +38,7 @@ export const missingStart: Check = {
     // Without a completion that is delegation-incomplete; without any sub-run event the tracker was unbound.
     if (!d.completed || !d.started || !hasSubRunEvents(d) || !PATTERNS.has(d.pattern ?? '') || !e.agentCounts) return out;
     const started = startedChildren(d);
-    const startedBy = new Map<string, number>();
-    for (const c of started) if (c.agentId) startedBy.set(c.agentId, (startedBy.get(c.agentId) ?? 0) + 1);
+    const startedBy = startedPerAgent(d);
     const expectedBy = e.agentCounts;
     const { started: start, completed: join } = d;
     const { totalSubRuns: total, failed } = join;

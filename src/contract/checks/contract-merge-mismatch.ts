@@ -1,5 +1,6 @@
 import type { Report } from '../../checks/types.js';
 import { compareInstants } from '../../journal/time.js';
+import { SEPARATOR } from '../../journal/preview.js';
 import type { Location } from '../../journal/types.js';
 import type { Child } from '../../model/delegation.js';
 import { loc, settledAtJoin, succeededAtJoin } from '../../model/evidence.js';
@@ -7,7 +8,6 @@ import type { ContractCheck } from './types.js';
 import { childStart, settledBy } from './util.js';
 
 /** The AllResults separator (journal-format §3.4). */
-const SEPARATOR = '\n---\n';
 /** Consensus compares outputs after trimming trailing whitespace per line and the whole (Gen C). */
 const normalize = (s: string) => s.split('\n').map((l) => l.trimEnd()).join('\n').trim();
 const truncated = (s: string) => s.endsWith('…') && [...s].length > 500;

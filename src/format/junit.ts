@@ -1,4 +1,5 @@
 import { SEVERITY_RANK, type Finding } from '../checks/types.js';
+import { stableMessage } from './stable-message.js';
 import type { DelegationReport } from '../report/types.js';
 import type { FormatContext, Formatter } from './types.js';
 
@@ -24,9 +25,9 @@ function atOrAbove(f: Finding, failOn: FormatContext['failOn']): boolean {
   return failOn !== 'none' && SEVERITY_RANK[f.severity] >= SEVERITY_RANK[failOn];
 }
 
-/** Test names stay short; the full message is in the failure. */
+/** Test names stay short and the same from run to run (no ages); the full message is in the failure. */
 const caseName = (f: Finding) => {
-  const name = `${f.id}: ${f.message}`;
+  const name = `${f.id}: ${stableMessage(f.message)}`;
   return name.length > 160 ? `${name.slice(0, 159)}…` : name;
 };
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stableMessage } from './stable-message.js';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CHECK_META_BY_ID } from '../checks/catalog.js';
@@ -94,11 +95,11 @@ function evidenceFor(f: Finding, d: DelegationReport): Location[] {
 /**
  * The same finding gets the same fingerprint on every run, so a code-scanning service keeps one
  * alert for it across uploads (the upload action's own line hash needs the journal in the
- * checkout). The message is part of it: two findings of one check on one delegation can share
- * their runs and evidence (missing-start, one per agent).
+ * checkout). The message is part of it, without its ages (stableMessage): two findings of one
+ * check on one delegation can share their runs and evidence (missing-start, one per agent).
  */
 function fingerprint(f: Finding, primary: Location | undefined): string {
-  const parts = [f.id, f.delegation, [...f.runs].sort().join(','), primary ? `${primary.file}:${primary.line}` : '', f.message];
+  const parts = [f.id, f.delegation, [...f.runs].sort().join(','), primary ? `${primary.file}:${primary.line}` : '', stableMessage(f.message)];
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 }
 

@@ -33,11 +33,21 @@ function toCase(target: string, cwd: string): CheckCase {
   return { target, expectedFile: target + EXPECTED_SUFFIX, display: display(target, cwd) };
 }
 
+/** What a folder search finds besides its cases: journals no case covers, and expectations files whose journal is gone. */
+interface Strays {
+  /** Journal files with no expectations file beside them, outside every session-folder case. */
+  uncovered: string[];
+  /** `X.expected.json` files with no X beside them. */
+  orphans: string[];
+}
+
 /**
- * Every journal file or folder under `dir` (at any depth) with an expectations file beside it.
- * Each real folder is searched once: links back up the tree made the search endless.
+ * Every journal file or folder under `dir` (at any depth) with an expectations file beside it,
+ * and what is left out (strays). `covered`: `dir` is inside a session-folder case, whose
+ * expectations speak for every journal in it. Each real folder is searched once: links back up
+ * the tree made the search endless.
  */
-function casesUnder(dir: string, cwd: string, out: CheckCase[], searched = new Set<string>()): void {
+function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, covered: boolean, searched = new Set<string>()): void {
   let real: string;
   try {
     real = realpathSync(dir);
@@ -54,14 +64,27 @@ function casesUnder(dir: string, cwd: string, out: CheckCase[], searched = new S
   }
   const names = new Set(entries);
   for (const name of entries) {
-    if (name.startsWith('.') || name === 'node_modules' || name.endsWith(EXPECTED_SUFFIX)) continue;
+    if (name.startsWith('.') || name === 'node_modules') continue;
     const full = path.join(dir, name);
+    if (name.endsWith(EXPECTED_SUFFIX)) {
+      if (!names.has(name.slice(0, -EXPECTED_SUFFIX.length))) strays.orphans.push(full);
+      continue;
+    }
     const st = statOrNull(full);
     if (!st) continue;
     const hasExpectations = names.has(name + EXPECTED_SUFFIX);
     if (hasExpectations && (st.isDirectory() || isJournalName(name))) out.push(toCase(full, cwd));
-    if (st.isDirectory()) casesUnder(full, cwd, out, searched);
+    else if (!covered && st.isFile() && isJournalName(name)) strays.uncovered.push(full);
+    if (st.isDirectory()) casesUnder(full, cwd, out, strays, covered || hasExpectations, searched);
   }
+}
+
+/** At most this many paths are named in an error; the rest are counted. */
+const NAMED = 10;
+
+function named(paths: string[], cwd: string): string {
+  const shown = paths.slice(0, NAMED).map((p) => display(p, cwd));
+  return paths.length > NAMED ? `${shown.join(', ')} and ${paths.length - NAMED} more` : shown.join(', ');
 }
 
 /**
@@ -74,16 +97,24 @@ export function discoverCases(args: string[], cwd: string, allowNew = false): Ch
   const found = new Map<string, CheckCase>();
   for (const arg of args) {
     let abs = path.resolve(cwd, arg);
-    if (abs.endsWith(EXPECTED_SUFFIX) && statOrNull(abs)?.isFile()) abs = abs.slice(0, -EXPECTED_SUFFIX.length);
+    if (abs.endsWith(EXPECTED_SUFFIX) && statOrNull(abs)?.isFile()) {
+      abs = abs.slice(0, -EXPECTED_SUFFIX.length);
+      if (!statOrNull(abs)) throw new InputError(`${arg} has no journal or folder ${path.basename(abs)} beside it: restore it, or delete the expectations file`);
+    }
     const st = statOrNull(abs);
     if (!st) throw new InputError(`${arg} does not exist`);
     const hasExpectations = !!statOrNull(abs + EXPECTED_SUFFIX)?.isFile();
     if (st.isDirectory()) {
       const under: CheckCase[] = hasExpectations ? [toCase(abs, cwd)] : [];
-      casesUnder(abs, cwd, under);
-      // Under --update, a folder holding no case is itself a new session-folder case.
+      const strays: Strays = { uncovered: [], orphans: [] };
+      casesUnder(abs, cwd, under, strays, hasExpectations);
+      // Under --update, a folder holding no case is itself a new session-folder case, and a
+      // journal no case covers is a new case; otherwise both mean the suite lost coverage.
       if (!under.length && allowNew) under.push(toCase(abs, cwd));
+      else if (allowNew) for (const j of strays.uncovered) under.push(toCase(j, cwd));
       if (!under.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it`);
+      if (strays.orphans.length) throw new InputError(`${plural(strays.orphans.length, 'expectations file has', 'expectations files have')} no journal or folder beside ${strays.orphans.length === 1 ? 'it' : 'them'} under ${arg}: ${named(strays.orphans, cwd)}; restore the journal, or delete the expectations file`);
+      if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
       for (const c of under) found.set(c.target, c);
     } else if (hasExpectations || (allowNew && isJournalName(abs))) {
       found.set(abs, toCase(abs, cwd));
@@ -94,4 +125,8 @@ export function discoverCases(args: string[], cwd: string, allowNew = false): Ch
     }
   }
   return [...found.values()].sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

@@ -50,6 +50,39 @@ describe('check', () => {
     expect(r.stdout).toContain('Accept the current findings with: trace-delegation check --update');
   });
 
+  it('refuses a folder whose journals are not all covered: a journal without expectations, an expectations file without its journal', async () => {
+    // Coverage lost quietly is a suite that passes while checking less.
+    cpSync(path.join(dir, CASE), path.join(dir, 'second.jsonl'));
+    let r = await runMain(['check', dir], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`trace-delegation: 1 journal has no expectations under ${dir}: second.jsonl; write X.expected.json beside each, or run check --update ${dir} to record their current findings\n`);
+    // --update records it (and leaves the passing case as it was).
+    r = await runMain(['check', '--update', dir], { cwd: dir, env: { CI: '' } });
+    expect(r.stdout).toContain('CREATED second.jsonl.expected.json');
+    expect((await runMain(['check', dir], { cwd: dir })).code).toBe(0);
+    // A journal deleted, its expectations left behind.
+    rmSync(path.join(dir, 'second.jsonl'));
+    r = await runMain(['check', dir], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`trace-delegation: 1 expectations file has no journal or folder beside it under ${dir}: second.jsonl.expected.json; restore the journal, or delete the expectations file\n`);
+    r = await runMain(['check', 'second.jsonl.expected.json'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('trace-delegation: second.jsonl.expected.json has no journal or folder second.jsonl beside it: restore it, or delete the expectations file\n');
+  });
+
+  it('counts the journals of a session-folder case as covered by its expectations', async () => {
+    const tree = path.join(dir, 'tree');
+    mkdirSync(path.join(tree, 'nested'), { recursive: true });
+    cpSync(path.join(dir, CASE), path.join(tree, 'nested', 'a.jsonl'));
+    rmSync(path.join(dir, CASE));
+    rmSync(expectedFile());
+    expect((await runMain(['check', '--update', tree], { cwd: dir, env: { CI: '' } })).stdout).toContain('CREATED tree.expected.json');
+    const r = await runMain(['check', dir], { cwd: dir });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('PASS tree\n1 passed, 0 failed\n');
+  });
+
   it('checks counts exactly', async () => {
     writeExpected([{ id: 'missing-completion', count: 2 }]);
     const r = await runMain(['check', dir], { cwd: dir });
@@ -136,6 +169,7 @@ describe('check', () => {
     }
     const lone = await runMain(['check', path.join(dir, 'empty', 'a.jsonl')], { cwd: dir });
     expect(lone.stderr).toMatch(/a\.jsonl has no expectations file beside it \(a\.jsonl\.expected\.json\); write one, or run check --update/);
+    rmSync(path.join(dir, 'empty'), { recursive: true }); // a journal without expectations is refused first
     writeFileSync(expectedFile(), '[{ "id": "missing-completion", "severty": "error" }]');
     const bad = await runMain(['check', dir], { cwd: dir });
     expect(bad.code).toBe(2);

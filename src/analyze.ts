@@ -175,7 +175,7 @@ function analysisOf({ scan, roots, notes }: JournalsRead, options: AnalyzeOption
     kind = 'all';
   } else {
     const r = resolveTarget(options.target, delegations, sessionFiles);
-    if (!r.ok) throw targetError(r, options.target, roots, scan);
+    if (!r.ok) throw targetError(r, options.target, roots, scan, subRunOwner(options.target, delegations));
     selected = r.delegations;
     kind = r.kind;
   }
@@ -224,20 +224,22 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
   const m = new ComponentMaterializer(plan, files);
   const groupOf = new Map<Delegation, Delegation[]>();
   const candidates: Delegation[] = [];
+  let owner: Delegation | undefined; // the query is a sub-run id (an id that links components): for the error's hint
   for (const c of plan.linked) {
     const all = m.materialize(c);
+    owner ??= subRunOwner(query, all);
     const found = all.filter(matches);
     if (found.length === 0) {
       forgetScan(all); // not kept: a broad prefix must not hold every component
       continue;
     }
-    candidates.push(...found);
+    for (const d of found) candidates.push(d); // not push(...): a component can hold 100,000s
     for (const d of all) groupOf.set(d, all); // nested delegations are in the same group
   }
   const changed = m.changedLines;
   m.close();
   const r = resolveTarget(query, candidates, sessionFiles);
-  if (!r.ok) throw targetError(r, query, roots, scan);
+  if (!r.ok) throw targetError(r, query, roots, scan, owner);
   const selected = r.delegations;
   return {
     scan,
@@ -512,21 +514,45 @@ export function ambiguousTarget(target: string | undefined, candidates: readonly
   return new TargetError(`target ${target} is ambiguous: it is a prefix of ${ids.length} delegation ids`, ids);
 }
 
-function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult): TargetError {
+/** The delegation that has a sub-run of this id (an engineer often holds a sub-run id, not its delegation's). */
+function subRunOwner(query: string | undefined, delegations: readonly Delegation[]): Delegation | undefined {
+  return query === undefined ? undefined : delegations.find((d) => d.runs.has(query));
+}
+
+/** The commands a mistyped first word may have meant (a target is tried first, as an id may be any word). */
+const COMMANDS = ['list', 'check', 'rules', 'contract', 'help'];
+
+/** One edit (insert, delete, replace or swap of neighbours) or fewer apart. */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return a === b;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const [ra, rb] = [a.slice(i), b.slice(i)];
+  return ra.slice(1) === rb.slice(1) || ra.slice(1) === rb || ra === rb.slice(1) || (ra.length > 1 && ra[0] === rb[1] && ra[1] === rb[0] && ra.slice(2) === rb.slice(2));
+}
+
+/** A hint for a target that matched nothing: the delegation of a sub-run id, or the command meant. */
+function unknownTargetHint(target: string | undefined, owner: Delegation | undefined): string {
+  if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: trace-delegation ${owner.key}`;
+  const command = target === undefined ? undefined : COMMANDS.find((c) => oneEditApart(target.toLowerCase(), c));
+  return command ? `; did you mean the command ${command}? (trace-delegation ${command} --help)` : '';
+}
+
+function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation): TargetError {
   const unread = scan.files.filter((f) => f.error !== null);
   // Say why when a file was not read: "found nothing" alone reads as "it was read and holds nothing".
   const notRead = unread.length === 0 ? '' : `; ${unread.length === scan.files.length ? (unread.length === 1 ? 'it' : `all ${unread.length}`) : `${unread.length} of them`} could not be read (${unread[0].file}: ${unread[0].error}${unread.length > 1 ? ', …' : ''})`;
   const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}${notRead}`;
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
   if (r.reason === 'empty') return new TargetError(`no delegation_started event found in ${where}`);
-  return new TargetError(`no delegation, parent run or session matches ${target} in ${where}`);
+  return new TargetError(`no delegation, parent run or session matches ${target} in ${where}${unknownTargetHint(target, owner)}`);
 }
 
 /** Scan-wide limits: files that could not be read, and lines skipped in files no block mentions. */
 function scanLimits(files: FileStats[], mentioned: ReadonlySet<string>): string[] {
   const out: string[] = [];
   // A still-being-written last line matters only in the block of the delegation it belongs to.
-  for (const f of files) if (f.error || !mentioned.has(f.file)) out.push(...fileLimits(f, { partial: !!f.error }));
+  for (const f of files) if (f.error || !mentioned.has(f.file)) for (const l of fileLimits(f, { partial: !!f.error })) out.push(l);
   return out;
 }
 

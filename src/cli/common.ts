@@ -1,5 +1,4 @@
-import { homedir } from 'node:os';
-import path from 'node:path';
+import { expandHome } from '../journal/discover.js';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import type { AnalyzeOptions } from '../analyze.js';
@@ -66,12 +65,6 @@ function duration(name: string, v: string): number {
   return ms;
 }
 
-/** `~` or `~/…` as the shell would expand it, from $HOME. */
-export function expandHome(p: string, env: NodeJS.ProcessEnv): string {
-  const home = env.HOME || homedir();
-  if (p === '~') return home;
-  return p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
-}
 
 /** Standard input is the one journal read: a tree named as well would be silently left out. */
 export function rejectSessionsWithStdin(flags: ScanFlags): void {
@@ -104,7 +97,9 @@ export function resolveSettings(flags: ScanFlags, io: CliIO): { options: Analyze
   const env = io.env ?? process.env;
   // A quoted `~/…` reaches us unexpanded (the README's globs are quoted, so the shell leaves them).
   const given = flags.sessions?.map((s) => expandHome(s, env));
-  const sessions = flags.demo ? [...(given ?? []), DEMO_SESSIONS] : given;
+  // Both would read both trees, and the demo's delegations would mix with the user's.
+  if (flags.demo && given?.length) throw new UsageError('--demo reads the bundled demo journals instead of a sessions tree; drop --sessions, or drop --demo');
+  const sessions = flags.demo ? [DEMO_SESSIONS] : given;
   return {
     options: { sessions, env: io.env ?? process.env, cwd, rules, checkOptions: co },
     failOn,

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../journal/discover.js';
 import { TargetError } from '../analyze.js';
+import { safeTerminalText } from '../format/terminal.js';
 import { VERSION } from '../version.js';
 import { addCheckOptions, runCheck, type CheckFlags } from './check-command.js';
 import { addScanOptions } from './common.js';
@@ -31,6 +32,8 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     // Subcommands repeat the scan options; without this the program would take `list --sessions x`.
     .enablePositionalOptions()
     .addHelpText('after', HELP_FOOTER);
+  // `trace-delegation help [command]`, as `contract help` has (commander's help command).
+  program.helpCommand('help [command]', 'show help for a command');
 
   addScanOptions(program.argument('[target]', 'delegation id, prefix, parent run id, session id, or last'))
     .option('--all', 'report every delegation found')
@@ -87,15 +90,16 @@ export async function main(io: CliIO): Promise<number> {
       // Help and version are successes; commander already printed its own usage error.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // Messages quote what the user typed and what journals hold: escape sequences are shown, not run.
     if (err instanceof TargetError) {
-      io.stderr.write(`trace-delegation: ${err.message}\n`);
-      for (const c of err.candidates.slice(0, MAX_CANDIDATES_SHOWN)) io.stderr.write(`  ${c}\n`);
+      io.stderr.write(`trace-delegation: ${safeTerminalText(err.message)}\n`);
+      for (const c of err.candidates.slice(0, MAX_CANDIDATES_SHOWN)) io.stderr.write(`  ${safeTerminalText(c)}\n`);
       const more = err.candidates.length - MAX_CANDIDATES_SHOWN;
       if (more > 0) io.stderr.write(`  … and ${more} more (a longer prefix narrows it; \`trace-delegation list\` lists delegations)\n`);
       return EXIT.usage;
     }
     if (err instanceof UsageError || err instanceof InputError) {
-      io.stderr.write(`trace-delegation: ${err.message}\n`);
+      io.stderr.write(`trace-delegation: ${safeTerminalText(err.message)}\n`);
       return EXIT.usage;
     }
     const debug = (io.env ?? process.env).TRACE_DELEGATION_DEBUG;

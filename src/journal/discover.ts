@@ -36,8 +36,15 @@ export function stopOnDescriptorExhaustion(err: unknown): void {
     throw new InputError(`too many open files (${code}): the process ran out of file descriptors; raise the limit (ulimit -n) and run again`);
 }
 
+/** `~` or `~/…` as the shell would expand it, from $HOME (a quoted path, or a variable, reaches us unexpanded). */
+export function expandHome(p: string, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || homedir();
+  if (p === '~') return home;
+  return p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+}
+
 export function defaultSessionRoots(env: NodeJS.ProcessEnv): string[] {
-  if (env.ASTRA_SESSIONS_DIR) return [env.ASTRA_SESSIONS_DIR];
+  if (env.ASTRA_SESSIONS_DIR) return [expandHome(env.ASTRA_SESSIONS_DIR, env)];
   return [path.join(homedir(), '.astra', 'sessions')];
 }
 

@@ -1,0 +1,26 @@
+// Where the journals are read from: ASTRA_SESSIONS_DIR as a user writes it (with ~), and --demo
+// never mixed with a tree of the user's.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FIXTURES, runMain } from '../helpers/cli.js';
+
+const home = mkdtempSync(path.join(tmpdir(), 'td-home-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe('sessions roots', () => {
+  it('expands ~ in ASTRA_SESSIONS_DIR, as in --sessions', async () => {
+    cpSync(path.join(FIXTURES, 'sessions'), path.join(home, 'astra', 'sessions'), { recursive: true });
+    const r = await runMain(['list', '--limit', '1'], { env: { HOME: home, ASTRA_SESSIONS_DIR: '~/astra/sessions' } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/1 of 11 delegations, newest first/);
+  });
+
+  it('refuses --demo with --sessions: the demo would mix with the tree named', async () => {
+    const r = await runMain(['--demo', '--sessions', home, '--all']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('trace-delegation: --demo reads the bundled demo journals instead of a sessions tree; drop --sessions, or drop --demo\n');
+  });
+});

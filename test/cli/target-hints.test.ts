@@ -1,0 +1,44 @@
+// A target that matches nothing: the error says what the user likely meant (the delegation of a
+// sub-run id, a mistyped command), and never replays the escape sequences it quotes.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runMain } from '../helpers/cli.js';
+
+const SAMPLE = path.resolve(ROOT, '..', 'shared', 'samples', 'astra-sample.jsonl');
+
+describe('unknown targets', () => {
+  it('names the delegation of a sub-run id, in memory and through the index', async () => {
+    const dir = path.dirname(SAMPLE);
+    for (const sessions of [SAMPLE, dir]) {
+      const r = await runMain(['--sessions', sessions, '8f3d2c1b-7e6a-4b59-9d08-1c2e3f4a5b6c']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/; 8f3d2c1b-7e6a-4b59-9d08-1c2e3f4a5b6c is a sub-run of delegation b7a2e915-3c6d-4f80-9e14-5d2c8a7b6f31: trace-delegation b7a2e915-3c6d-4f80-9e14-5d2c8a7b6f31\n$/);
+    }
+  });
+
+  it('suggests the command a mistyped first word meant, and not for a word far from every command', async () => {
+    for (const [typo, command] of [['lsit', 'list'], ['rule', 'rules'], ['chek', 'check'], ['hepl', 'help']]) {
+      const r = await runMain(['--demo', typo]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`; did you mean the command ${command}? (trace-delegation ${command} --help)\n`);
+    }
+    expect((await runMain(['--demo', 'deadbeef'])).stderr).not.toContain('did you mean');
+  });
+
+  it('has a help command, as contract has', async () => {
+    const top = await runMain(['help']);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toMatch(/^Usage: trace-delegation \[options\] \[command\] \[target\]/);
+    const list = await runMain(['help', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^Usage: trace-delegation list \[options\]/);
+  });
+
+  it('shows control characters of a quoted target escaped', async () => {
+    const r = await runMain(['--demo', '\u001b[31mred\nline2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('matches \\u001b[31mred\\nline2 in ');
+    expect(r.stderr).not.toContain('\u001b');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});

@@ -1,5 +1,6 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
 import { writeFileSync } from 'node:fs';
+import { describeError } from '../journal/scan-file.js';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
@@ -48,7 +49,9 @@ function parseOutputs(specs: string[] = [], { FORMATTERS, FORMAT_NAMES }: Format
     if (i <= 0 || i === s.length - 1) throw new UsageError(`--output expects <format>=<file>, got ${JSON.stringify(s)}`);
     const name = s.slice(0, i);
     if (!FORMATTERS[name]) throw new UsageError(`unknown format ${name} in --output (choose from ${FORMAT_NAMES().join(', ')})`);
-    return [name, s.slice(i + 1)];
+    const file = s.slice(i + 1);
+    if (file === '-') throw new UsageError(`--output writes a file; standard output has the --format report (use --format ${name} for ${name} on standard output)`);
+    return [name, file];
   });
 }
 
@@ -143,13 +146,15 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   } finally {
     progress?.finish();
   }
-  io.stdout.write(FORMATTERS[flags.format](report, ctx));
+  // The files first: one that cannot be written is exit 2, and exit 2 prints nothing on stdout.
   for (const [name, file] of outputs) {
     try {
       writeFileSync(file, FORMATTERS[name](report, { ...ctx, color: false }));
     } catch (err) {
-      throw new UsageError(`cannot write ${file}: ${(err as Error).message}`);
+      const e = err as NodeJS.ErrnoException;
+      throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? 'its folder does not exist' : describeError(err)}`);
     }
   }
+  io.stdout.write(FORMATTERS[flags.format](report, ctx));
   return exitCodeFor(report, failOn);
 }

@@ -13,6 +13,7 @@ export interface ListFlags extends ScanFlags {
   limit: string;
   events?: boolean;
   quiet?: boolean;
+  format?: string;
 }
 
 const short = (s: string | null, n = 12) => (s === null ? '?' : s.length > n ? `${s.slice(0, n)}…` : s);
@@ -23,6 +24,9 @@ const shortKey = (d: DelegationReport) => `${short(d.id, 13)}${d.key.slice(d.id.
 export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const limit = decimalInteger(flags.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
+  const format = flags.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`list --format is text or json, not ${JSON.stringify(format)}`);
+  if (format === 'json' && flags.events) throw new UsageError('list --events prints the event listing as text; drop --format json (or --events)');
   const { options, failOn } = resolveSettings(flags, io);
   if (flags.stdin) rejectSessionsWithStdin(flags);
   // A whole-tree scan: V8's young generation stays small (src/cli/young-generation.ts).
@@ -48,6 +52,17 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     io.stdout.write(rows.map((r) => `${r}\n`).join(''));
     return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
   }
+  const footer = recent ? recentFooter(newestFirst.length, recent) : `${newestFirst.length} of ${total} delegations, newest first`;
+  if (format === 'json') {
+    // Whole ids (the table cuts them), for jq and scripts.
+    const delegations = newestFirst.slice(0, limit).map((d) => {
+      const n = { error: 0, warning: 0, info: 0 };
+      for (const f of d.findings) n[f.severity]++;
+      return { key: d.key, id: d.id, startedTs: d.startedTs, pattern: d.pattern, parentRunId: d.parentRunId, agents: d.agents, succeeded: d.status.succeeded, failed: d.status.failed, status: d.status.aggregated ?? (d.completedTs ? null : 'open'), findings: n, files: d.files };
+    });
+    io.stdout.write(`${JSON.stringify({ delegations, total: recent ? null : total, note: footer }, null, 2)}\n`);
+    return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
+  }
   // Loaded on first use: it costs every other command's start-up otherwise.
   const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3');
   const table = new Table({
@@ -68,7 +83,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       `${n.error}/${n.warning}/${n.info}`,
     ]);
   }
-  io.stdout.write(`${table.toString()}\n${recent ? recentFooter(newestFirst.length, recent) : `${newestFirst.length} of ${total} delegations, newest first`}\n`);
+  io.stdout.write(`${table.toString()}\n${footer}\n`);
   // As for a report: exit 1 when a delegation shown has a finding at or above --fail-on.
   return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
 }

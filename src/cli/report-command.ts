@@ -65,6 +65,8 @@ function reportProgress(progress: Progress | null, io: CliIO): ((delegations: nu
 }
 
 export async function runReport(target: string | undefined, flags: ReportFlags, io: CliIO, extra: Partial<AnalyzeOptions> = {}): Promise<number> {
+  // An id as `list` cuts it ("e19c4d73-8a2b…") is the prefix it shows.
+  if (target !== undefined && target.length > 1 && target.endsWith('…')) target = target.slice(0, -1);
   const streamed = STREAMED_FORMATS.has(flags.format) && !flags.output?.length && !flags.follow;
   const registry = streamed ? null : await loadRegistry();
   if (registry && !registry.FORMATTERS[flags.format]) throw new UsageError(`unknown format ${flags.format} (choose from ${registry.FORMAT_NAMES().join(', ')})`);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/cli.js';
+import { runBin, runMain } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
 import { allDemoLines, demoStarts, meta, tsNanos } from '../helpers/demo-tree.js';
 
@@ -156,5 +156,24 @@ describe('trace-delegation list --events', () => {
     const r = await runBin(['list', '--events', '--sessions', 'fixtures/sessions/v1/users/b64-bG9jYWw/sessions/f27d3a6c-9e04-4b18-8d5a-b6c1e0f4a392.jsonl']);
     const ids = r.stdout.trimEnd().split('\n').map((l) => ROW.exec(l)![3]);
     expect(ids).toEqual(['b3e81f6a-2d4c-4a', 'b3e81f6a-2d4c-4a', 'b3e81f6a-2d4c-4a', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e81f6a-2d4c-4a', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e8c027-4f1d-4e', 'b3e81f6a-2d4c-4a', 'b3e81f6a-2d4c-4a']);
+  });
+});
+
+describe('list for scripts', () => {
+  it('--format json gives whole ids and the same rows as the table, and a cut id from the table is a target', async () => {
+    const table = await runMain(['--demo', 'list', '--limit', '3', '--no-color']);
+    const json = await runMain(['--demo', 'list', '--limit', '3', '--format', 'json']);
+    expect(json.code).toBe(table.code);
+    const doc = JSON.parse(json.stdout);
+    expect(doc.delegations).toHaveLength(3);
+    expect(doc.note).toBe(table.stdout.trimEnd().split('\n').at(-1));
+    const cut = [...table.stdout.matchAll(/│ [0-9T:-]{19} │ (\S+…) /g)].map((m) => m[1]);
+    expect(cut).toHaveLength(3);
+    for (const [i, d] of doc.delegations.entries()) {
+      expect(cut[i].slice(0, -1)).toBe(d.id.slice(0, 13));
+      const r = await runMain(['--demo', cut[i], '--format', 'json']);
+      expect(JSON.parse(r.stdout).delegations.map((x: { key: string }) => x.key)).toContain(d.key);
+    }
+    expect((await runMain(['--demo', 'list', '--format', 'yaml'])).stderr).toBe('trace-delegation: list --format is text or json, not "yaml"\n');
   });
 });

@@ -6,6 +6,8 @@ import type { Formatter } from '../format/types.js';
 import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { hash53 } from '../journal/id-hash.js';
+import { humanDuration } from '../journal/time.js';
+import { safeTerminalText } from '../format/terminal.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
@@ -281,6 +283,10 @@ class Follower {
   announce(): void {
     const n = this.fileCount;
     if (!this.settings.quiet) this.io.stderr.write(`trace-delegation: following ${n} journal ${n === 1 ? 'file' : 'files'} under ${this.roots.join(', ')} (Ctrl-C to stop)\n`);
+    // A mistyped id would be followed in silence forever: say that nothing matches it yet (a warning, even with --quiet).
+    const t = this.target;
+    if (t !== undefined && t !== '' && t !== 'last' && this.followed().length === 0)
+      this.io.stderr.write(`trace-delegation: nothing matches ${safeTerminalText(t)} yet (no delegation id or prefix, parent run or session): its delegations are reported if they appear\n`);
   }
 
   close(): void {
@@ -777,7 +783,7 @@ class Follower {
     const warnedAt = this.staleAt.get(d.key);
     if (warnedAt !== undefined && warnedAt >= newest) return; // already said, and nothing new since
     this.staleAt.set(d.key, newest);
-    this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and no new event for ${Math.round((now - newest) / 1000)}s (--stale-after ${Math.round(this.staleAfterMs / 1000)}s)\n`);
+    this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and no new event for ${humanDuration(now - newest)} (--stale-after ${humanDuration(this.staleAfterMs)})\n`);
     this.print(this.render(d, now, all).text); // a notice, not its report: that comes with its completion
   }
 

@@ -149,3 +149,12 @@ const finiteOrNull = (ms: number): number | null => (Number.isFinite(ms) ? ms : 
 export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
+
+/** A span of whole seconds as people read it: 45s, 12m 5s, 3h 20m, 387d 7h. */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ''}`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60) ? ` ${Math.floor((s % 3600) / 60)}m` : ''}`;
+  return `${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600) ? ` ${Math.floor((s % 86_400) / 3600)}h` : ''}`;
+}

@@ -152,7 +152,7 @@ describe('--follow', () => {
     writeFileSync(journalPath, journal(started('d-open'), subStarted('d-open')));
     const f = follow(dir, ['--stale-after', '1s']);
     await f.waitFor(/Delegation Trace: d-open/);
-    expect(f.err()).toMatch(/delegation d-open is still open: no delegation_completed and no new event for \d+s \(--stale-after 1s\)/);
+    expect(f.err()).toMatch(/delegation d-open is still open: no delegation_completed and no new event for (\d+[smhd] ?)+ \(--stale-after 1s\)/);
     expect(f.out()).toMatch(/\[warning\] delegation-incomplete: no delegation_completed/);
     expect(f.out()).toMatch(/missing-completion: sub-run r-d-open \(agent coder\) started but never completed/);
 
@@ -669,6 +669,24 @@ describe('--follow', () => {
     expect(await f.stop()).toBe(0);
     expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-one', 'd-two']);
     expect(f.err()).not.toMatch(/reported again/);
+  });
+
+  it('says when a named target matches nothing yet, even with --quiet, and reports it once it appears', async () => {
+    const dir = tree();
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-known')));
+    const f = follow(dir, ['--format', 'ndjson', '-q', 'd-typo']);
+    await f.waitFor(/nothing matches d-typo yet \(no delegation id or prefix, parent run or session\): its delegations are reported if they appear\n/, 45_000, 'stderr');
+    appendFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-typo')));
+    await f.waitFor(/"id":"d-typo"/);
+    // A target that matches at replay gets no such line.
+    const g = follow(dir, ['--format', 'ndjson', 'd-known']);
+    await g.waitFor(READY, 45_000, 'stderr');
+    expect(await g.stop()).toBe(0);
+    expect(g.err()).not.toContain('nothing matches');
+    // --quiet: the warning only, no "following" notice (stopped by a signal once it is out).
+    f.child.kill('SIGINT');
+    await new Promise((r) => f.child.once('exit', r));
+    expect(f.err()).not.toContain('following');
   });
 
   it('refuses a prefix of several delegation ids as the plain command does: candidates listed, exit 2', async () => {

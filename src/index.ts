@@ -3,6 +3,7 @@ export { analyze, loadJournals, streamAll, TargetError, type Analysis, type Anal
 export { CHECKS, CHECKS_BY_ID } from './checks/index.js';
 export type { Check, CheckMeta, CheckOptions, Finding, Severity } from './checks/types.js';
 export { FORMATTERS } from './format/index.js';
+export { exitCodeForFindings } from './cli/io.js';
 export type { DelegationReport, TraceReport } from './report/types.js';
 export { main } from './cli/main.js';
 // Errors the run stops with (a missing root, an unknown or ambiguous target, …): the CLI's exit 2.

@@ -59,6 +59,8 @@ const isGlob = (s: string) => /[*?[\]{}()!+@]/.test(s) && fastGlob().isDynamicPa
  * that exist but cannot be listed are added to `unreadable` (display paths).
  */
 export async function discoverJournals(roots: string[], cwd = process.cwd(), unreadable: string[] = []): Promise<JournalFile[]> {
+  // A library caller's `sessions: '/path'` would be read as its characters, one root each.
+  if (!Array.isArray(roots) || roots.some((r) => typeof r !== 'string')) throw new InputError(`sessions must be a list of paths, such as ['/path/to/sessions'], not ${JSON.stringify(roots)}`);
   const display = displayPaths(cwd);
   const found = new Map<string, string>(); // real path → the path it is read under
   const realDirs = new Map<string, string>();

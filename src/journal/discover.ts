@@ -17,7 +17,7 @@ export interface JournalFile {
   display: string;
   /** Session id from the file name (`<sid>.jsonl[.gz]`). */
   sessionId: string;
-  /** Key shared by `<sid>.jsonl` and `<sid>.jsonl.gz` in the same folder. */
+  /** Key shared by the journals of one session (`<sid>.jsonl`, `<sid>.jsonl.gz`, in either layout): their repeated lines are read once. */
   pairKey: string;
 }
 
@@ -258,9 +258,11 @@ function withoutJournalSuffix(p: string): string {
 }
 
 export function toJournalFile(p: string, cwd: string, display = displayPaths(cwd)): JournalFile {
-  // The path without `.jsonl[.gz]` (paths here are resolved): the same for both files of a pair.
-  const pairKey = withoutJournalSuffix(p);
-  return { path: p, display: display(p), sessionId: sessionIdOfPath(p), pairKey };
+  // The session id: the same for a journal and its archive, and for one session's journals in
+  // both layouts (a legacy <sid>.jsonl copied into v1/users/…/sessions/ on migration). Their
+  // exactly repeated lines are read once.
+  const sessionId = sessionIdOfPath(p);
+  return { path: p, display: display(p), sessionId, pairKey: sessionId };
 }
 
 /**

@@ -138,9 +138,11 @@ describe('toJournalFile', () => {
     expect(toJournalFile('/x/abc.gz', '/x').sessionId).toBe('abc');
     expect(toJournalFile('/x/abc.jsonl.jsonl', '/x').sessionId).toBe('abc.jsonl');
     expect(toJournalFile('/x/.jsonl', '/x').sessionId).toBe('');
-    // Both files of a pair share a key; files of the same name in other folders do not.
+    // The journals of one session share a key: a journal and its archive, and a session in both
+    // layouts (their repeated lines are read once); other sessions do not.
     expect(toJournalFile('/x/abc.jsonl.gz', '/x').pairKey).toBe(toJournalFile('/x/abc.jsonl', '/x').pairKey);
-    expect(toJournalFile('/y/abc.jsonl', '/x').pairKey).not.toBe(toJournalFile('/x/abc.jsonl', '/x').pairKey);
+    expect(toJournalFile('/r/v1/users/b64-bG9jYWw/sessions/abc.jsonl', '/x').pairKey).toBe(toJournalFile('/r/abc.jsonl', '/x').pairKey);
+    expect(toJournalFile('/x/abd.jsonl', '/x').pairKey).not.toBe(toJournalFile('/x/abc.jsonl', '/x').pairKey);
     // Display paths: relative below the working directory, as given elsewhere (as path.relative would say).
     for (const [p, cwd, shown] of [
       ['/x/v1/users/a/sessions/s.jsonl', '/x', 'v1/users/a/sessions/s.jsonl'],
@@ -167,7 +169,7 @@ describe('layout listing', () => {
       for (const roots of [[tree], [path.join(tree, '*.jsonl'), tree], [path.join(tree, 'a-link.jsonl'), path.join(tree, 'v1/users/o1/sessions/real.jsonl')]]) {
         const files = await discoverJournals(roots, tree);
         expect(files.map((f) => f.display), roots.join(' ')).toEqual(['v1/users/o1/sessions/real.jsonl']);
-        expect(files[0].pairKey).toBe(path.join(tree, 'v1/users/o1/sessions/real'));
+        expect(files[0].pairKey).toBe('real');
       }
     } finally {
       rmSync(tree, { recursive: true, force: true });

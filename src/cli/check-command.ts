@@ -61,10 +61,14 @@ function selector(e: Expectation): string {
 const wanted = (e: Expectation) => (e.count === undefined ? 'at least 1' : String(e.count));
 
 /** A problem as indented lines: what was expected, what was found, and where. */
-function problemLines(p: Problem): string[] {
+function problemLines(p: Problem, keys: ReadonlySet<string>): string[] {
   switch (p.kind) {
-    case 'missing':
-      return [`missing: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
+    case 'missing': {
+      // A delegation the case does not have (a prefix, a typo) can never match: say so.
+      const d = p.expectation.delegation;
+      const none = d !== undefined && !keys.has(d) ? ` (the case has no delegation ${safe(d)}: "delegation" is a whole id, or a key such as <id>#2)` : '';
+      return [`missing: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}${none}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
+    }
     case 'too-many':
       return [`too many: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
     case 'severity':
@@ -113,7 +117,8 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
       passed++;
     } else {
       out(`${paint(color, 'red', 'FAIL')} ${safe(c.display)}`);
-      for (const p of problems) for (const line of problemLines(p)) out(`  ${line}`);
+      const keys = new Set(report.delegations.flatMap((d) => [d.key, d.id]));
+      for (const p of problems) for (const line of problemLines(p, keys)) out(`  ${line}`);
       failed++;
     }
   }

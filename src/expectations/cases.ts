@@ -112,7 +112,7 @@ export function discoverCases(args: string[], cwd: string, allowNew = false): Ch
       // journal no case covers is a new case; otherwise both mean the suite lost coverage.
       if (!under.length && allowNew) under.push(toCase(abs, cwd));
       else if (allowNew) for (const j of strays.uncovered) under.push(toCase(j, cwd));
-      if (!under.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it`);
+      if (!under.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
       if (strays.orphans.length) throw new InputError(`${plural(strays.orphans.length, 'expectations file has', 'expectations files have')} no journal or folder beside ${strays.orphans.length === 1 ? 'it' : 'them'} under ${arg}: ${named(strays.orphans, cwd)}; restore the journal, or delete the expectations file`);
       if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
       for (const c of under) found.set(c.target, c);

@@ -83,6 +83,15 @@ describe('check', () => {
     expect(r.stdout).toBe('PASS tree\n1 passed, 0 failed\n');
   });
 
+  it('says when an expectation names a delegation the case does not have (a prefix, a typo)', async () => {
+    writeExpected([{ id: 'missing-completion', delegation: DELEGATION.slice(0, 8) }]);
+    const r = await runMain(['check', dir], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`  missing: missing-completion in ${DELEGATION.slice(0, 8)}: expected at least 1, found 0 (the case has no delegation ${DELEGATION.slice(0, 8)}: "delegation" is a whole id, or a key such as <id>#2)\n`);
+    writeExpected([{ id: 'late-result', delegation: DELEGATION }]);
+    expect((await runMain(['check', dir], { cwd: dir })).stdout).not.toContain('the case has no delegation');
+  });
+
   it('checks counts exactly', async () => {
     writeExpected([{ id: 'missing-completion', count: 2 }]);
     const r = await runMain(['check', dir], { cwd: dir });

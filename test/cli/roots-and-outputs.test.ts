@@ -1,5 +1,5 @@
 // Where the journals are read from: ASTRA_SESSIONS_DIR as a user writes it (with ~), and --demo
-// never mixed with a tree of the user's.
+// never mixed with a tree of the user's; and where --output files go (written before the report).
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,5 +22,21 @@ describe('sessions roots', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('trace-delegation: --demo reads the bundled demo journals instead of a sessions tree; drop --sessions, or drop --demo\n');
+  });
+});
+
+describe('--output', () => {
+  it('writes its files before the report: a file that cannot be written is exit 2 with nothing on stdout', async () => {
+    const r = await runMain(['--demo', '--all', '--format', 'json', '-o', `sarif=${path.join(home, 'no-such-folder', 'x.sarif')}`]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`trace-delegation: cannot write --output sarif=${path.join(home, 'no-such-folder', 'x.sarif')}: its folder does not exist\n`);
+  });
+
+  it('refuses - as a file: standard output has the --format report', async () => {
+    const r = await runMain(['--demo', '--all', '-o', 'json=-']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('trace-delegation: --output writes a file; standard output has the --format report (use --format json for json on standard output)\n');
   });
 });

@@ -1,7 +1,6 @@
 // Follow mode keeps its events in groups linked by their ids and regroups only the groups new
 // events join. Whatever order and batches the events come in, the delegations must be the ones
 // grouping every event at once gives.
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverJournals } from '../../src/journal/discover.js';
@@ -16,13 +15,8 @@ import { LinkedGroups } from '../../src/model/linked-groups.js';
 import { delegationOrder } from '../../src/model/target.js';
 import { buildDelegationReport } from '../../src/report/build.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
+import { fixtureInputs, random, shuffled } from '../helpers/shuffled.js';
 
-/** Every fixture tree, and every folder of check cases. */
-function inputs(): string[] {
-  const trees = ['sessions', 'formats', 'join', 'safe', 'hostile', 'contracts'].map((t) => path.join(FIXTURES, t));
-  const checks = readdirSync(path.join(FIXTURES, 'checks')).map((d) => path.join(FIXTURES, 'checks', d)).filter((d) => statSync(d).isDirectory());
-  return [...trees, ...checks];
-}
 
 /** A delegation as its report block shows it (children, attempts, timeline, nesting, notes). */
 const shape = (ds: Delegation[], files: Map<string, FileStats>) => ds.map((d) => ({ block: buildDelegationReport(d, [], files), notes: d.notes }));
@@ -31,15 +25,10 @@ const NOW = Date.parse('2026-06-01T00:00:00Z');
 const findingsOf = (d: Delegation, all: Delegation[], files: Map<string, FileStats>) =>
   runChecks({ delegation: d, all, files, options: { ...DEFAULT_CHECK_OPTIONS, nowMs: NOW } }).findings;
 
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 describe('linked groups (follow mode)', () => {
   it('give the delegations of grouping every event, whatever the batches and their order', async () => {
-    for (const tree of inputs()) {
+    for (const tree of fixtureInputs()) {
       const files = await discoverJournals([tree], ROOT);
       const scan = await scanJournals(files);
       if (scan.events.length === 0) continue;
@@ -48,11 +37,7 @@ describe('linked groups (follow mode)', () => {
       for (const seed of [1, 2, 3]) {
         const next = random(seed);
         // Events in a shuffled order, in batches of 1 to 5, grouped after some of the batches.
-        const order: JournalEvent[] = [...scan.events];
-        for (let i = order.length - 1; i > 0; i--) {
-          const j = Math.floor(next() * (i + 1));
-          [order[i], order[j]] = [order[j], order[i]];
-        }
+        const order: JournalEvent[] = shuffled(scan.events, next);
         const groups = new LinkedGroups();
         for (let i = 0; i < order.length; ) {
           const n = 1 + Math.floor(next() * 5);

@@ -1,7 +1,6 @@
 // Follow mode puts quiet groups of linked delegations to sleep (deflated) and wakes them when a
 // new event links to them. Whatever sleeps and wakes, and when, the delegations held and their
 // findings must be the ones of a follower that holds every event.
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHECK_OPTIONS } from '../../src/checks/types.js';
@@ -16,22 +15,14 @@ import { LinkedGroups } from '../../src/model/linked-groups.js';
 import { SleepingGroups } from '../../src/model/sleeping-groups.js';
 import { delegationOrder } from '../../src/model/target.js';
 import { buildDelegationReport } from '../../src/report/build.js';
-import { FIXTURES, ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { fixtureInputs, random, shuffled } from '../helpers/shuffled.js';
 
-function inputs(): string[] {
-  const trees = ['sessions', 'formats', 'join', 'safe', 'hostile', 'contracts'].map((t) => path.join(FIXTURES, t));
-  const checks = readdirSync(path.join(FIXTURES, 'checks')).map((d) => path.join(FIXTURES, 'checks', d)).filter((d) => statSync(d).isDirectory());
-  return [...trees, ...checks];
-}
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const findingsOf = (d: Delegation, all: Delegation[], files: Map<string, FileStats>) =>
   runChecks({ delegation: d, all, files, options: { ...DEFAULT_CHECK_OPTIONS, nowMs: NOW } }).findings;
 
-function random(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 const at = (s: number) => `2026-03-01T10:00:${String(s).padStart(2, '0')}.000000000+00:00`;
 const loc = (line: number, fileIndex = 0) => ({ file: `f${fileIndex}.jsonl`, line, fileIndex, sessionId: 's', time: null, ts: at(line) });
@@ -43,7 +34,7 @@ describe('sleeping groups (follow mode)', () => {
   it('give, with the groups held, the delegations and findings of holding every event, whatever sleeps and wakes', async () => {
     let slept = 0;
     let woken = 0;
-    for (const tree of inputs()) {
+    for (const tree of fixtureInputs()) {
       const files = await discoverJournals([tree], ROOT);
       const scan = await scanJournals(files);
       if (scan.events.length === 0) continue;
@@ -52,11 +43,7 @@ describe('sleeping groups (follow mode)', () => {
       const expected = new Map(everyOne.map((d) => [d.key, { block: buildDelegationReport(d, [], stats), findings: findingsOf(d, everyOne, stats) }]));
       for (const seed of [1, 2, 3]) {
         const next = random(seed);
-        const order: JournalEvent[] = [...scan.events];
-        for (let i = order.length - 1; i > 0; i--) {
-          const j = Math.floor(next() * (i + 1));
-          [order[i], order[j]] = [order[j], order[i]];
-        }
+        const order: JournalEvent[] = shuffled(scan.events, next);
         const groups = new LinkedGroups();
         const sleeping = new SleepingGroups();
         for (let i = 0; i < order.length; ) {

@@ -149,7 +149,7 @@ export function declaredFields(outputs: unknown): Set<string> {
     const v = todo.pop();
     if (typeof v === 'string') {
       for (const m of v.matchAll(/\{([^{}]*)\}/g)) for (const name of m[1].split(',')) if (name.trim()) out.add(name.trim());
-    } else if (Array.isArray(v)) todo.push(...v);
+    } else if (Array.isArray(v)) for (const x of v) todo.push(x); // not push(...v): an array can be too long to spread
     else if (isObj(v))
       for (const [k, x] of Object.entries(v)) {
         out.add(k);

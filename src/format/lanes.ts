@@ -14,16 +14,19 @@ export interface Lane {
 
 /** Agents in `agent_ids` order (fork `coder×3` → `coder`), then any agent seen only in sub-runs. */
 export function agentLanes(d: DelegationReport): Lane[] {
-  const order: string[] = [];
-  const add = (a: string) => {
-    if (!order.includes(a)) order.push(a);
-  };
-  for (const a of d.agents) add(parseForkAgent(a)?.agent ?? a);
-  for (const c of d.children) add(c.agentId ?? '?');
-  return order.map((agent) => {
-    const rows = d.children.filter((c) => (c.agentId ?? '?') === agent);
-    return { agent, rows, neverStarted: rows.length === 0 };
-  });
+  // One map, in first-seen order: a delegation can have 100,000 children of as many agents.
+  const rowsOf = new Map<string, ChildReport[]>();
+  for (const a of d.agents) {
+    const agent = parseForkAgent(a)?.agent ?? a;
+    if (!rowsOf.has(agent)) rowsOf.set(agent, []);
+  }
+  for (const c of d.children) {
+    const agent = c.agentId ?? '?';
+    const rows = rowsOf.get(agent);
+    if (rows) rows.push(c);
+    else rowsOf.set(agent, [c]);
+  }
+  return [...rowsOf].map(([agent, rows]) => ({ agent, rows, neverStarted: rows.length === 0 }));
 }
 
 /** The delegations of the report keyed by `key`, to walk nested trees. */

@@ -96,8 +96,20 @@ function delegationSection(d: DelegationReport): string[] {
 /** The report as GitHub-flavoured Markdown for a PR comment or `$GITHUB_STEP_SUMMARY`. */
 export const formatMarkdown: Formatter = (report, ctx) => {
   const lines = ['## trace-delegation report', '', resultLine(report, ctx), ''];
-  if (report.delegations.length) lines.push(...summaryTable(report), '');
-  for (const d of report.delegations) lines.push(...delegationSection(d), '');
-  if (report.limits.length) lines.push('### Scan limits', '', ...report.limits.map((l) => `- ${markdownText(l)}`), '');
+  // Loops, not push(...section): a spread passes each line as an argument, and a delegation of
+  // 100,000 children has more lines than the call stack takes.
+  if (report.delegations.length) {
+    for (const l of summaryTable(report)) lines.push(l);
+    lines.push('');
+  }
+  for (const d of report.delegations) {
+    for (const l of delegationSection(d)) lines.push(l);
+    lines.push('');
+  }
+  if (report.limits.length) {
+    lines.push('### Scan limits', '');
+    for (const l of report.limits) lines.push(`- ${markdownText(l)}`);
+    lines.push('');
+  }
   return `${lines.join('\n').trimEnd()}\n`;
 };

@@ -226,7 +226,7 @@ export class ComponentMaterializer {
   /** Output previews matching `texts` in the components `skip` does not exclude. */
   previewsOutside(texts: readonly string[], skip: (component: number) => boolean): PreviewRef[] {
     const found: PreviewRef[] = [];
-    for (const c of componentsMatching(this.plan.full, this.plan.prefix, texts)) {
+    for (const [c, mine] of componentsMatching(this.plan.full, this.plan.prefix, texts)) {
       if (skip(c)) continue;
       let all = this.foreignCache.get(c);
       if (!all) {
@@ -234,7 +234,10 @@ export class ComponentMaterializer {
         if (this.foreignCache.size >= 64) this.foreignCache.delete(this.foreignCache.keys().next().value!);
         this.foreignCache.set(c, all);
       }
-      found.push(...localPreviewsIn(all, texts));
+      // Only the texts whose hashes led to c can hold one of its previews: an aggregate of
+      // thousands of segments, each another component's preview, is one lookup per segment,
+      // not every segment per component. (Not push(...): there can be 100,000s.)
+      for (const ref of localPreviewsIn(all, mine)) found.push(ref);
     }
     return found;
   }
@@ -304,12 +307,22 @@ export function* mergeComponents(m: ComponentMaterializer, onMaterialized: (c: n
   }
 }
 
-/** Components holding a preview equal to a text, or (40+ units) starting at some position of one. */
-function componentsMatching(full: PreviewTable, prefix: PreviewTable, texts: readonly string[]): Set<number> {
-  const out = new Set<number>();
+/**
+ * Components holding a preview equal to a text, or (40+ units) starting at some position of one,
+ * each with those texts (in `texts` order; a component comes in the order a text first led to it).
+ */
+function componentsMatching(full: PreviewTable, prefix: PreviewTable, texts: readonly string[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  const hit = new Set<number>();
   for (const text of texts) {
-    componentsWithHash(full, hash53(text), out);
-    if (prefix.hashes.length) windowHashes(text, MIN_SUBSTRING, (h) => componentsWithHash(prefix, h, out));
+    hit.clear();
+    componentsWithHash(full, hash53(text), hit);
+    if (prefix.hashes.length) windowHashes(text, MIN_SUBSTRING, (h) => componentsWithHash(prefix, h, hit));
+    for (const c of hit) {
+      const mine = out.get(c);
+      if (mine) mine.push(text);
+      else out.set(c, [text]);
+    }
   }
   return out;
 }

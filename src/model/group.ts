@@ -1,5 +1,5 @@
 import { compareInstants } from '../journal/time.js';
-import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, JournalEvent, SyncMarkerEvent } from '../journal/types.js';
+import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, Instant, JournalEvent, SyncMarkerEvent } from '../journal/types.js';
 import type { Child, Delegation, SubRun } from './delegation.js';
 
 /**
@@ -76,12 +76,19 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   // parent run starts the id again after it completed; a reused id becomes id#2….
   const lastCompletion = new Map<string, number>(); // delegation id → position of its latest delegation_completed so far
   const startAt = new Map<Delegation, number>();
+  // delegation id → parent_run_id → its latest delegation: an id started thousands of times
+  // must not scan its list on every start.
+  const latestByParent = new Map<string, Map<string | null, Delegation>>();
   events.forEach((e, at) => {
     if (e.type === 'delegation_completed') lastCompletion.set(e.delegationId, at);
     if (e.type !== 'delegation_started') return;
     const list = byId.get(e.delegationId) ?? [];
-    let same: Delegation | undefined;
-    for (const d of list) if (d.parentRunId === e.parentRunId) same = d; // the latest
+    let latest = latestByParent.get(e.delegationId);
+    if (!latest) {
+      latest = new Map();
+      latestByParent.set(e.delegationId, latest);
+    }
+    const same = latest.get(e.parentRunId);
     // Completed since that start: the engine writes one start per execute call, so this is a new one.
     const again = same !== undefined && (lastCompletion.get(e.delegationId) ?? -1) > startAt.get(same)!;
     if (same && !again) {
@@ -95,9 +102,13 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
         : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
-      for (const other of [...list, d]) if (!other.notes.some((n) => n.startsWith('delegation id reused'))) other.notes.push(note);
+      // Each delegation keeps the first such note: the ones after the first got theirs when they
+      // were added (as d), so only the first one of the list and d can lack it.
+      if (list.length === 1 && !list[0].notes.some((n) => n.startsWith('delegation id reused'))) list[0].notes.push(note);
+      d.notes.push(note);
     }
     list.push(d);
+    latest.set(d.parentRunId, d);
     byId.set(e.delegationId, list);
     delegations.push(d);
     d.events.push(e);
@@ -113,12 +124,45 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
       byId.set(e.delegationId, list);
       delegations.push(list[0]);
     }
-    (list.length === 1 ? list[0] : owners.pick(list, e)).events.push(e);
+    if (list.length === 1) list[0].events.push(e);
+    else owners.attach(list, owners.pick(list, e), e);
   }
 
-  for (const d of delegations) buildRuns(d, markers);
+  const markersByRun = new Map<string, SyncMarkerEvent[]>();
+  for (const m of markers) {
+    const list = markersByRun.get(m.runId);
+    if (list) list.push(m);
+    else markersByRun.set(m.runId, [m]);
+  }
+  for (const d of delegations) buildRuns(d, markersByRun);
   linkNested(delegations);
   return delegations;
+}
+
+/** The started delegations of a candidate list by start time, then list order; open ones linked. */
+interface ByStart {
+  delegations: Delegation[];
+  times: Instant[];
+  /**
+   * Skip links over completed delegations: next[i] === i while delegations[i] is not known to be
+   * completed, else a later index to go on from (union-find with path compression).
+   */
+  next: Int32Array;
+}
+
+/** What ReusedIdOwners looks up in one list of delegations sharing an id. */
+interface ListIndex {
+  /** Position of each delegation in the list. */
+  position: Map<Delegation, number>;
+  /** parent_run_id → the delegations it started, in list order. */
+  byParent: Map<string, Delegation[]>;
+  /** Per candidate array (the list or one of byParent's), its ByStart (built when first needed). */
+  byStart: Map<Delegation[], ByStart>;
+  /**
+   * sub_run_id → the first position (in the list, and among each parent run's delegations) of a
+   * delegation a delegation_sub_run_started for it was attached to so far.
+   */
+  starters: Map<string, { first: number; byParent: Map<string | null, number> }>;
 }
 
 /**
@@ -126,11 +170,15 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
  * their parent run, or a run whose start does; a retry names its runs; what is left (and a
  * tie between starts of the same parent run) goes to the latest start before the event, and a
  * delegation_completed to the latest one still without its completion.
+ *
+ * Every lookup is indexed (by parent run, by start time, by started sub-run): an id reused
+ * thousands of times must not make each of its events scan every delegation of the id.
  */
 class ReusedIdOwners {
   /** sub_run_id → parent_run_id of its start, for the reused ids only (built when first needed). */
   private parentOfRun: Map<string, string> | null = null;
   private readonly completed = new Set<Delegation>();
+  private readonly lists = new Map<Delegation[], ListIndex>();
 
   constructor(
     private readonly events: readonly JournalEvent[],
@@ -138,24 +186,93 @@ class ReusedIdOwners {
   ) {}
 
   pick(list: Delegation[], e: DelegationEvent): Delegation {
+    const index = this.indexOf(list);
     let candidates = list;
     const parent = this.parentOf(e);
     if (parent !== null) {
-      const same = list.filter((d) => d.parentRunId === parent);
-      if (same.length) candidates = same;
+      const same = index.byParent.get(parent);
+      if (same) candidates = same;
     }
     if (e.type === 'delegation_sub_run_completed' && candidates.length > 1) {
-      // Between starts of the same parent run: the one that started this sub-run.
-      const owner = candidates.find((d) => d.events.some((x) => x.type === 'delegation_sub_run_started' && x.subRunId === e.subRunId));
-      if (owner) return owner;
+      // Between starts of the same parent run: the one that started this sub-run (the first in list order).
+      const starter = index.starters.get(e.subRunId);
+      const at = starter === undefined ? undefined : candidates === list ? starter.first : starter.byParent.get(parent);
+      if (at !== undefined) return list[at];
     }
+    const byStart = this.byStart(index, candidates);
+    const latest = latestStartedBefore(byStart, e);
     if (e.type === 'delegation_completed') {
-      const open = bestJoinMatch(candidates.filter((d) => !this.completed.has(d) && startedBefore(d, e)), e);
-      const owner = open ?? latestStartedBefore(candidates, e) ?? candidates[0];
+      const open = bestJoinMatch(this.openBefore(byStart, latest), e);
+      const owner = open ?? (latest === -1 ? null : byStart.delegations[latest]) ?? candidates[0];
       this.completed.add(owner);
       return owner;
     }
-    return latestStartedBefore(candidates, e) ?? candidates[0];
+    return latest === -1 ? candidates[0] : byStart.delegations[latest];
+  }
+
+  /** Attaches `e` to `d`, one of `list` (the delegations `pick` chose among). */
+  attach(list: Delegation[], d: Delegation, e: DelegationEvent): void {
+    d.events.push(e);
+    if (e.type !== 'delegation_sub_run_started') return;
+    const index = this.indexOf(list);
+    const at = index.position.get(d)!;
+    let starter = index.starters.get(e.subRunId);
+    if (!starter) {
+      starter = { first: at, byParent: new Map() };
+      index.starters.set(e.subRunId, starter);
+    }
+    if (at < starter.first) starter.first = at;
+    const inParent = starter.byParent.get(d.parentRunId);
+    if (inParent === undefined || at < inParent) starter.byParent.set(d.parentRunId, at);
+  }
+
+  private indexOf(list: Delegation[]): ListIndex {
+    let index = this.lists.get(list);
+    if (index) return index;
+    index = { position: new Map(), byParent: new Map(), byStart: new Map(), starters: new Map() };
+    list.forEach((d, i) => {
+      index!.position.set(d, i);
+      if (d.parentRunId === null) return;
+      const same = index!.byParent.get(d.parentRunId);
+      if (same) same.push(d);
+      else index!.byParent.set(d.parentRunId, [d]);
+    });
+    this.lists.set(list, index);
+    return index;
+  }
+
+  private byStart(index: ListIndex, candidates: Delegation[]): ByStart {
+    let b = index.byStart.get(candidates);
+    if (b) return b;
+    const timed = candidates.filter((d) => d.started?.time);
+    // A stable sort: a tie in start time keeps list order (the later one wins the tie).
+    timed.sort((x, y) => compareInstants(x.started!.time!, y.started!.time!));
+    b = { delegations: timed, times: timed.map((d) => d.started!.time!), next: Int32Array.from({ length: timed.length + 1 }, (_, i) => i) };
+    index.byStart.set(candidates, b);
+    return b;
+  }
+
+  /** The delegations of byStart up to position `last` without a delegation_completed yet, in start order. */
+  private openBefore(b: ByStart, last: number): Delegation[] {
+    const open: Delegation[] = [];
+    for (let i = this.nextOpen(b, 0); i <= last; i = this.nextOpen(b, i + 1)) open.push(b.delegations[i]);
+    return open;
+  }
+
+  /** The first position at or after i whose delegation is not completed (b.delegations.length if none). */
+  private nextOpen(b: ByStart, i: number): number {
+    const { next, delegations } = b;
+    let j = i;
+    while (j < delegations.length && (next[j] !== j || this.completed.has(delegations[j]))) {
+      if (next[j] === j) next[j] = j + 1;
+      j = next[j];
+    }
+    for (let k = i; k < j; ) {
+      const n = next[k];
+      next[k] = j;
+      k = n;
+    }
+    return j;
   }
 
   /** The parent run an event's sub-run was started under, when a start says so. */
@@ -178,8 +295,6 @@ class ReusedIdOwners {
     return this.parentOfRun;
   }
 }
-
-const startedBefore = (d: Delegation, e: DelegationEvent) => !!d.started?.time && !!e.time && compareInstants(d.started.time, e.time) <= 0;
 
 /**
  * The open delegation a delegation_completed (which names no parent run) most likely joins:
@@ -210,17 +325,23 @@ function bestJoinMatch(open: readonly Delegation[], e: DelegationCompletedEvent)
   return best;
 }
 
-/** The delegation of `list` whose start is the latest at or before `e` (null if none started before it). */
-function latestStartedBefore(list: readonly Delegation[], e: DelegationEvent): Delegation | null {
-  let best: Delegation | null = null;
-  for (const d of list) {
-    if (!d.started || !e.time || !d.started.time || compareInstants(d.started.time, e.time) > 0) continue;
-    if (!best || compareInstants(d.started.time, best.started!.time!) >= 0) best = d;
+/**
+ * The position in `b` of the delegation whose start is the latest at or before `e` (a tie goes to
+ * the later one in list order), or -1 when none started before it (or `e` has no time).
+ */
+function latestStartedBefore(b: ByStart, e: DelegationEvent): number {
+  if (!e.time) return -1;
+  let lo = 0;
+  let hi = b.times.length; // the first position starting after e is in [lo, hi]
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareInstants(b.times[mid], e.time) <= 0) lo = mid + 1;
+    else hi = mid;
   }
-  return best;
+  return lo - 1;
 }
 
-function buildRuns(d: Delegation, markers: SyncMarkerEvent[]): void {
+function buildRuns(d: Delegation, markersByRun: ReadonlyMap<string, SyncMarkerEvent[]>): void {
   d.events = sortEvents(d.events);
   const sessions = new Set<string>();
   const files = new Set<string>();
@@ -254,7 +375,10 @@ function buildRuns(d: Delegation, markers: SyncMarkerEvent[]): void {
   }
   d.sessions = [...sessions];
   d.files = [...files];
-  for (const m of markers) d.runs.get(m.runId)?.markers.push(m);
+  for (const run of d.runs.values()) {
+    const markers = markersByRun.get(run.runId);
+    if (markers) for (const m of markers) run.markers.push(m);
+  }
   d.children = foldChains(d);
 }
 

@@ -108,7 +108,7 @@ export class SleepingGroups {
       windowHashes(text, MIN_SUBSTRING, add);
     }
     const found: PreviewRef[] = [];
-    for (const s of matching) found.push(...localPreviewsIn(groupDelegations(eventsOf(s)), texts));
+    for (const s of matching) for (const ref of localPreviewsIn(groupDelegations(eventsOf(s)), texts)) found.push(ref); // not push(...): there can be 100,000s
     return found;
   }
 

@@ -115,14 +115,16 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   if (d.started && !hasSubRunEvents(d))
     out.push('No sub-run event was journaled for this delegation (the engine\'s tracker was not bound to a session); start, completion, totals and retry checks were skipped.');
   if (d.pattern === 'sequential' && d.completed) out.push('Whether stop_on_success was set is inferred from which stages ran.');
-  out.push(...d.notes);
+  // Loops, not push(...list): a spread passes each item as an argument, and a delegation can
+  // carry 100,000s of notes (one per repeated delegation_started), past the call stack's limit.
+  for (const note of d.notes) out.push(note);
   const untimed = d.events.filter((e) => !e.time).length;
   if (untimed > 0) out.push(`${untimed} ${untimed === 1 ? 'event has' : 'events have'} a timestamp that does not parse; ordered by file position.`);
   for (const f of d.files) {
     const st = files.get(f);
-    if (st) out.push(...fileLimits(st));
+    if (st) for (const l of fileLimits(st)) out.push(l);
   }
-  out.push(...extra);
+  for (const l of extra) out.push(l);
   return out;
 }
 

@@ -49,7 +49,12 @@ export const agentSetMismatch: Check = {
     const allowed = allowedStartsPerAgent(d, e);
     if (allowed) {
       const counts = new Map<string, typeof roots>();
-      for (const c of roots) if (c.agentId && known.has(c.agentId)) counts.set(c.agentId, [...(counts.get(c.agentId) ?? []), c]);
+      for (const c of roots) {
+        if (!c.agentId || !known.has(c.agentId)) continue;
+        const list = counts.get(c.agentId);
+        if (list) list.push(c);
+        else counts.set(c.agentId, [c]);
+      }
       for (const [agent, cs] of counts) {
         const max = allowed.get(agent) ?? 0;
         if (cs.length > max)

@@ -1,6 +1,6 @@
 import type { DelegationEvent } from '../../journal/types.js';
 import type { Delegation, SubRun } from '../../model/delegation.js';
-import { runsById } from '../../model/cross-index.js';
+import { memoPerScan, runsById, type RunRef } from '../../model/cross-index.js';
 import { loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
@@ -13,7 +13,7 @@ export const foreignParent: Check = {
     symptom: 'Child cannot message parent',
     docs: {
       why:
-        "Every sub-run of a delegation carries the delegation's parent_run_id. A different one means a child of another run (yesterday's) was attached to this delegation, so its result reaches, or is joined by, the wrong parent; a sub_run_id in two delegations means one result can be joined twice. A nested delegation is not a mismatch: its parent_run_id is an outer sub-run id, and its own sub-runs carry that id, so they are checked against the inner delegation. A delegation id reused with another parent run is two delegations (sub-runs are attached by parent_run_id).",
+        "Every sub-run of a delegation carries the delegation's parent_run_id. A different one means a child of another run (yesterday's) was attached to this delegation, so its result reaches, or is joined by, the wrong parent; a sub_run_id in two delegations means one result can be joined twice (a finding names the first 10 other delegations, then counts the rest: \"and N more\"). A nested delegation is not a mismatch: its parent_run_id is an outer sub-run id, and its own sub-runs carry that id, so they are checked against the inner delegation. A delegation id reused with another parent run is two delegations (sub-runs are attached by parent_run_id).",
       example: [
         '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":2,"agent_ids":["eu","us"],"delegation_id":"d-1","parent_run_id":"r42","pattern":"fan_out"}}',
         '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"eu","delegation_id":"d-1","depth":1,"parent_run_id":"r42","retry_of":null,"status":"running","sub_run_id":"run-eu"}}',
@@ -48,26 +48,58 @@ function foreignStarts(d: Delegation): Report[] {
   return out;
 }
 
+/** How many other delegations a shared-run finding names; the rest are counted ("and N more"). */
+export const SHARED_RUN_LISTED = 10;
+
 /** A sub_run_id with start or completion events in another delegation as well. */
 function sharedRunIds(d: Delegation, all: readonly Delegation[]): Report[] {
   const out: Report[] = [];
   const index = runsById(all);
+  const first = firstEvents(all);
   for (const run of d.runs.values()) {
-    const mine = firstEvent(run);
+    const refs = index.get(run.runId);
+    // d holds the run at most once: a single ref is d's own (or another's when d has no event for it).
+    if (!refs || refs.length < 2) continue;
+    const mine = first(run);
     if (!mine) continue;
-    const elsewhere = (index.get(run.runId) ?? []).filter((ref) => ref.delegation !== d);
-    if (elsewhere.length === 0) continue;
+    // The first SHARED_RUN_LISTED other delegations in scan order, and how many there are in all:
+    // one run id shared by thousands of delegations must not list each in every one's finding.
+    const listed: RunRef[] = [];
+    let others = 0;
+    for (const ref of refs) {
+      if (ref.delegation === d) continue;
+      others++;
+      if (listed.length < SHARED_RUN_LISTED) listed.push(ref);
+    }
+    if (others === 0) continue;
+    const more = others - listed.length;
+    const names = listed.map((ref) => `${ref.delegation.key} (parent run ${ref.delegation.parentRunId ?? '?'})`).join(', ');
     out.push({
-      message: `sub-run ${run.runId} also appears in delegation ${elsewhere.map((ref) => `${ref.delegation.key} (parent run ${ref.delegation.parentRunId ?? '?'})`).join(', ')}: one run's result can be joined by two delegations`,
-      evidence: [mine, ...elsewhere.map((ref) => firstEvent(ref.run)!)].map(loc),
+      message: `sub-run ${run.runId} also appears in delegation ${names}${more > 0 ? ` and ${more} more` : ''}: one run's result can be joined by two delegations`,
+      evidence: [mine, ...listed.map((ref) => first(ref.run)!)].map(loc),
       runs: [run.runId],
     });
   }
   return out;
 }
 
+/** Each run's first start or completion in file order, computed once per run and scan. */
+const firstEvents = memoPerScan(() => {
+  const cache = new Map<SubRun, DelegationEvent | null>();
+  return (run: SubRun): DelegationEvent | null => {
+    let e = cache.get(run);
+    if (e === undefined) {
+      e = firstEvent(run);
+      cache.set(run, e);
+    }
+    return e;
+  };
+});
+
+/** The earliest in file order (a tie keeps the start): what sorting starts then completions gave. */
 function firstEvent(run: SubRun): DelegationEvent | null {
-  const events: DelegationEvent[] = [...run.starts, ...run.completions];
-  events.sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
-  return events[0] ?? null;
+  let best: DelegationEvent | null = null;
+  for (const list of [run.starts, run.completions])
+    for (const e of list) if (!best || e.fileIndex < best.fileIndex || (e.fileIndex === best.fileIndex && e.line < best.line)) best = e;
+  return best;
 }

@@ -41,6 +41,10 @@ interface Frame {
   tips: Record<string, Tip>;
   /** Drawn last, over the start and join lines: finding badges. */
   overlay: string[];
+  /** run id → the positions of the findings naming it, in order (findingsFor). */
+  findingsByRun: Map<string, number[]>;
+  /** Each child's position in d.children. */
+  childIndex: Map<ChildReport, number>;
 }
 
 const tsMs = (ts: string): number | null => {
@@ -63,8 +67,9 @@ function domain(d: DelegationReport, ctx: TimelineContext, lastMs: number | null
       for (const m of a.markers) push(tsMs(m.ts));
     }
   if (times.length === 0) return null;
-  const lo = Math.min(...times);
-  const hi = Math.max(...times);
+  // Folds, not Math.min(...times): 100,000s of attempts are too many arguments for a call.
+  const lo = times.reduce((a, b) => Math.min(a, b));
+  const hi = times.reduce((a, b) => Math.max(a, b));
   const pad = Math.max((hi - lo) * 0.02, 1);
   return [lo - pad, hi + pad];
 }
@@ -78,7 +83,7 @@ export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineCont
   const lanes = agentLanes(d);
   if (!dom) return { svg: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
   const scale = linearScale(dom[0], dom[1], PLOT_X0, PLOT_X1);
-  const f: Frame = { d, i, scale, origin: d.startedMs ?? dom[0], joinMs: d.completedMs, lastMs, ctx, tips, overlay: [] };
+  const f: Frame = { d, i, scale, origin: d.startedMs ?? dom[0], joinMs: d.completedMs, lastMs, ctx, tips, overlay: [], findingsByRun: findingsByRun(d), childIndex: new Map(d.children.map((c, j) => [c, j] as const)) };
   const heights = lanes.map((l) => Math.max(l.rows.length, 1) * ROW_H + LANE_PAD);
   const height = AXIS_H + heights.reduce((a, b) => a + b, 0) + 8;
   const parts: string[] = [defs(i), axis(f, height)];
@@ -134,7 +139,7 @@ function renderLane(f: Frame, lane: Lane, n: number, top: number, h: number): st
 }
 
 function renderRow(f: Frame, child: ChildReport, top: number): string {
-  const j = f.d.children.indexOf(child);
+  const j = f.childIndex.get(child) ?? -1;
   const out: string[] = [];
   const ends: (number | null)[] = [];
   child.attempts.forEach((a, k) => {
@@ -155,16 +160,32 @@ function retryLink(f: Frame, fromX: number | null, toX: number | null, top: numb
   return `<g class="retry-link"><path d="M${fromX.toFixed(1)} ${y} C${fromX.toFixed(1)} ${y - rise} ${toX.toFixed(1)} ${y - rise} ${toX.toFixed(1)} ${y}" marker-end="url(#${sectionId(f.i)}-arrow)"/><text x="${mid.toFixed(1)}" y="${(y - rise - 1).toFixed(1)}" text-anchor="middle">retry ${attempt}</text></g>`;
 }
 
+/**
+ * Which findings name each run, indexed once per delegation: looking through every finding for
+ * each bar took runs × findings (100,000 children with a finding each).
+ */
+function findingsByRun(d: DelegationReport): Map<string, number[]> {
+  const byRun = new Map<string, number[]>();
+  d.findings.forEach((x, n) => {
+    for (const runId of x.runs) {
+      const list = byRun.get(runId);
+      if (!list) byRun.set(runId, [n]);
+      else if (list[list.length - 1] !== n) list.push(n); // a run named twice by one finding counts once
+    }
+  });
+  return byRun;
+}
+
 function findingsFor(f: Frame, runId: string): { ids: string[]; severities: string[]; names: string[] } {
   const ids: string[] = [];
   const severities: string[] = [];
   const names: string[] = [];
-  f.d.findings.forEach((x, n) => {
-    if (!x.runs.includes(runId)) return;
+  for (const n of f.findingsByRun.get(runId) ?? []) {
+    const x = f.d.findings[n];
     ids.push(findingId(f.i, n));
     severities.push(x.severity);
     names.push(`${x.severity} ${x.id}`);
-  });
+  }
   return { ids, severities, names };
 }
 
@@ -251,7 +272,7 @@ function nestedSpans(f: Frame, a: AttemptReport, top: number): string {
 
 function firstStart(d: DelegationReport): number | null {
   const starts = d.children.flatMap((c) => c.attempts.map((a) => a.startMs)).filter((v): v is number => v !== null);
-  return starts.length ? Math.min(...starts) : null;
+  return starts.length ? starts.reduce((a, b) => Math.min(a, b)) : null;
 }
 
 /** Offset from the delegation start; a journaled ts that does not parse has no time (null ms). */

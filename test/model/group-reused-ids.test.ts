@@ -1,0 +1,268 @@
+/**
+ * Grouping with delegation ids reused many times: pass 1 and the owner of each later event are
+ * looked up in indexes (by parent run, start time, started sub-run) instead of scanning every
+ * delegation of the id. These tests hold the indexed version to the straightforward one it
+ * replaced (kept below as the reference), on fixed shapes and on random journals.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compareInstants } from '../../src/journal/time.js';
+import type { DelegationCompletedEvent, DelegationEvent, JournalEvent } from '../../src/journal/types.js';
+import type { Delegation } from '../../src/model/delegation.js';
+import { groupDelegations, sortEvents } from '../../src/model/group.js';
+import { eventsOf } from '../helpers/events.js';
+import { ev, line } from '../helpers/journal.js';
+
+// ---------------------------------------------------------------------------------------------
+// The reference: pass 1 and pass 2 of groupDelegations as they were before the indexes, which
+// scanned the id's whole list for each start and each event. Only what they decide is kept:
+// each delegation's key, notes and events.
+
+interface Assigned {
+  key: string;
+  notes: string[];
+  events: JournalEvent[];
+  started: { time: JournalEvent['time'] } | null;
+  parentRunId: string | null;
+}
+
+function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
+  const events = sortEvents(allEvents);
+  const byId = new Map<string, Assigned[]>();
+  const out: Assigned[] = [];
+  const lastCompletion = new Map<string, number>();
+  const startAt = new Map<Assigned, number>();
+  events.forEach((e, at) => {
+    if (e.type === 'delegation_completed') lastCompletion.set(e.delegationId, at);
+    if (e.type !== 'delegation_started') return;
+    const list = byId.get(e.delegationId) ?? [];
+    let same: Assigned | undefined;
+    for (const d of list) if (d.parentRunId === e.parentRunId) same = d;
+    const again = same !== undefined && (lastCompletion.get(e.delegationId) ?? -1) > startAt.get(same)!;
+    if (same && !again) {
+      same.notes.push(`delegation_started is journaled more than once for this id (${e.file}:${e.line}); the first one is used.`);
+      same.events.push(e);
+      return;
+    }
+    const d: Assigned = { key: list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, notes: [], events: [], started: e, parentRunId: e.parentRunId ?? null };
+    startAt.set(d, at);
+    if (list.length > 0) {
+      const note = again
+        ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
+        : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
+      for (const other of [...list, d]) if (!other.notes.some((n) => n.startsWith('delegation id reused'))) other.notes.push(note);
+    }
+    list.push(d);
+    byId.set(e.delegationId, list);
+    out.push(d);
+    d.events.push(e);
+  });
+
+  const parentOfRun = new Map<string, string>();
+  for (const e of events)
+    if (e.type === 'delegation_sub_run_started' && e.parentRunId && (byId.get(e.delegationId)?.length ?? 0) > 1 && !parentOfRun.has(e.subRunId)) parentOfRun.set(e.subRunId, e.parentRunId);
+  const parentOf = (e: DelegationEvent): string | null => {
+    if (e.type === 'delegation_sub_run_started') return e.parentRunId ?? parentOfRun.get(e.subRunId) ?? null;
+    if (e.type === 'delegation_sub_run_completed') return parentOfRun.get(e.subRunId) ?? null;
+    if (e.type === 'delegation_retry') return (e.originalRunId && parentOfRun.get(e.originalRunId)) || (e.retryRunId && parentOfRun.get(e.retryRunId)) || null;
+    return null;
+  };
+  const startedBefore = (d: Assigned, e: DelegationEvent) => !!d.started?.time && !!e.time && compareInstants(d.started.time, e.time) <= 0;
+  const latestStartedBefore = (list: readonly Assigned[], e: DelegationEvent): Assigned | null => {
+    let best: Assigned | null = null;
+    for (const d of list) {
+      if (!d.started || !e.time || !d.started.time || compareInstants(d.started.time, e.time) > 0) continue;
+      if (!best || compareInstants(d.started.time, best.started!.time!) >= 0) best = d;
+    }
+    return best;
+  };
+  const bestJoinMatch = (open: readonly Assigned[], e: DelegationCompletedEvent): Assigned | null => {
+    const segments = new Set(typeof e.aggregatedOutputPreview === 'string' ? e.aggregatedOutputPreview.split('\n---\n').map((s) => s.trim()).filter(Boolean) : []);
+    let best: Assigned | null = null;
+    let bestScore = -1;
+    for (const d of open) {
+      const started = new Set<string>();
+      const settled = new Set<string>();
+      let joined = false;
+      for (const x of d.events) {
+        if (x.type === 'delegation_sub_run_started') started.add(x.subRunId);
+        else if (x.type === 'delegation_sub_run_completed') {
+          settled.add(x.subRunId);
+          if (x.outputPreview && segments.has(x.outputPreview.trim())) joined = true;
+        }
+      }
+      const score = (joined ? 2 : 0) + (started.size > 0 && [...started].every((r) => settled.has(r)) ? 1 : 0);
+      if (score > bestScore || (score === bestScore && best && compareInstants(d.started!.time!, best.started!.time!) >= 0)) {
+        best = d;
+        bestScore = score;
+      }
+    }
+    return best;
+  };
+  const completed = new Set<Assigned>();
+  const pick = (list: Assigned[], e: DelegationEvent): Assigned => {
+    let candidates = list;
+    const parent = parentOf(e);
+    if (parent !== null) {
+      const same = list.filter((d) => d.parentRunId === parent);
+      if (same.length) candidates = same;
+    }
+    if (e.type === 'delegation_sub_run_completed' && candidates.length > 1) {
+      const owner = candidates.find((d) => d.events.some((x) => x.type === 'delegation_sub_run_started' && x.subRunId === e.subRunId));
+      if (owner) return owner;
+    }
+    if (e.type === 'delegation_completed') {
+      const open = bestJoinMatch(candidates.filter((d) => !completed.has(d) && startedBefore(d, e)), e);
+      const owner = open ?? latestStartedBefore(candidates, e) ?? candidates[0];
+      completed.add(owner);
+      return owner;
+    }
+    return latestStartedBefore(candidates, e) ?? candidates[0];
+  };
+  for (const e of events) {
+    if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
+    let list = byId.get(e.delegationId);
+    if (!list) {
+      list = [{ key: e.delegationId, notes: [], events: [], started: null, parentRunId: null }];
+      byId.set(e.delegationId, list);
+      out.push(list[0]);
+    }
+    (list.length === 1 ? list[0] : pick(list, e)).events.push(e);
+  }
+  return out;
+}
+
+/** What the comparison looks at: key, notes, and each event by file:line (in time order). */
+const where = (e: JournalEvent) => `${e.file}:${e.line}`;
+const summary = (ds: readonly { key: string; notes: string[]; events: JournalEvent[] }[]) =>
+  ds.map((d) => ({ key: d.key, notes: [...d.notes], events: sortEvents(d.events).map(where) }));
+
+function expectSameGrouping(files: Record<string, string[]>): Delegation[] {
+  const grouped = groupDelegations(eventsOf(files));
+  expect(summary(grouped)).toEqual(summary(referenceAssign(eventsOf(files))));
+  return grouped;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const T = (s: number, ns = 0) => new Date(Date.UTC(2026, 2, 10, 10) + s * 1000).toISOString().replace(/\.\d+Z$/, `.${String(ns).padStart(9, '0')}+00:00`);
+
+/** The audit's `reuseid-same`: one parent run starts id D `n` times in turn, each with its own run. */
+function restartedSameParent(n: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = 4 * i;
+    out.push(ev.started(T(s), { delegation_id: 'D', parent_run_id: 'P', pattern: 'fan_out', agent_ids: ['a'] }));
+    out.push(ev.subStarted(T(s + 1), { delegation_id: 'D', sub_run_id: `r${i}`, parent_run_id: 'P', agent_id: 'a' }));
+    out.push(ev.subCompleted(T(s + 2), { delegation_id: 'D', sub_run_id: `r${i}`, agent_id: 'a', status: 'completed', output_preview: `out ${i}` }));
+    out.push(ev.completed(T(s + 3), { delegation_id: 'D', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `out ${i}` }));
+  }
+  return out;
+}
+
+/** The audit's `reuseid-parents-u`: id D started by `n` different parent runs, one after the other. */
+function reusedByParents(n: number): string[] {
+  return restartedSameParent(n).map((l, k) => l.replace('"parent_run_id":"P"', `"parent_run_id":"P${Math.floor(k / 4)}"`));
+}
+
+describe('groupDelegations with a delegation id reused many times', () => {
+  it('one parent run restarting the id 400 times: D, D#2 … D#400, each with its own run and completion', () => {
+    const ds = expectSameGrouping({ 's.jsonl': restartedSameParent(400) });
+    expect(ds.map((d) => d.key)).toEqual(['D', ...Array.from({ length: 399 }, (_, i) => `D#${i + 2}`)]);
+    ds.forEach((d, i) => {
+      expect([...d.runs.keys()]).toEqual([`r${i}`]);
+      expect(d.completed?.line).toBe(4 * i + 4);
+      // One reuse note each: the first delegation's names 2 starts, every later one its own count.
+      expect(d.notes).toEqual([`delegation id reused: ${Math.max(i + 1, 2)} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`]);
+    });
+  });
+
+  it('400 parent runs reusing the id: each delegation gets its own parent run’s events', () => {
+    const ds = expectSameGrouping({ 's.jsonl': reusedByParents(400) });
+    expect(ds.map((d) => d.parentRunId)).toEqual(Array.from({ length: 400 }, (_, i) => `P${i}`));
+    ds.forEach((d, i) => {
+      expect([...d.runs.keys()]).toEqual([`r${i}`]);
+      expect(d.completed?.line).toBe(4 * i + 4);
+    });
+  });
+
+  it('overlapping starts of one parent run: completions go to the start whose sub-run they close', () => {
+    // Three starts of D by P before any completion; sub-runs completed out of order.
+    const lines = [
+      ev.started(T(0), { delegation_id: 'D', parent_run_id: 'P', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.subStarted(T(1), { delegation_id: 'D', sub_run_id: 'x', parent_run_id: 'P', agent_id: 'a' }),
+      ev.subCompleted(T(2), { delegation_id: 'D', sub_run_id: 'x', agent_id: 'a', status: 'completed', output_preview: 'x out' }),
+      ev.completed(T(3), { delegation_id: 'D', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'x out' }),
+      ev.started(T(4), { delegation_id: 'D', parent_run_id: 'P', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.subStarted(T(5), { delegation_id: 'D', sub_run_id: 'y', parent_run_id: 'P', agent_id: 'a' }),
+      ev.started(T(5), { delegation_id: 'D', parent_run_id: 'Q', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.subStarted(T(6), { delegation_id: 'D', sub_run_id: 'z', parent_run_id: 'Q', agent_id: 'a' }),
+      ev.subCompleted(T(7), { delegation_id: 'D', sub_run_id: 'y', agent_id: 'a', status: 'completed', output_preview: 'y out' }),
+      ev.subCompleted(T(8), { delegation_id: 'D', sub_run_id: 'z', agent_id: 'a', status: 'completed', output_preview: 'z out' }),
+      ev.completed(T(9), { delegation_id: 'D', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'z out' }),
+      ev.completed(T(9), { delegation_id: 'D', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'y out' }),
+    ];
+    const ds = expectSameGrouping({ 's.jsonl': lines });
+    expect(ds.map((d) => [d.key, [...d.runs.keys()], d.completed?.line])).toEqual([
+      ['D', ['x'], 4],
+      ['D#2', ['y'], 12],
+      ['D#3', ['z'], 11],
+    ]);
+  });
+
+  it('a second delegation_completed goes to the start still open, not to the one whose output it names', () => {
+    const join = (at: number, out: string) => ev.completed(T(at), { delegation_id: 'D', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: out });
+    const lines = [
+      ev.started(T(0), { delegation_id: 'D', parent_run_id: 'P', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.subStarted(T(1), { delegation_id: 'D', sub_run_id: 'x', parent_run_id: 'P', agent_id: 'a' }),
+      ev.subCompleted(T(2), { delegation_id: 'D', sub_run_id: 'x', agent_id: 'a', status: 'completed', output_preview: 'x out' }),
+      ev.started(T(3), { delegation_id: 'D', parent_run_id: 'Q', pattern: 'fan_out', agent_ids: ['a'] }),
+      join(4, 'x out'),
+      join(5, 'x out'),
+    ];
+    const ds = expectSameGrouping({ 's.jsonl': lines });
+    expect(ds.map((d) => [d.key, d.completed?.line])).toEqual([
+      ['D', 5],
+      ['D#2', 6],
+    ]);
+  });
+
+  it('matches the reference on random journals reusing a few ids (ties, untimed lines, retries, several files)', () => {
+    const ids = ['D', 'E'];
+    const parents = ['P', 'Q', 'R'];
+    const runs = ['r1', 'r2', 'r3', 'r4'];
+    const lineArb = fc.oneof(
+      { weight: 3, arbitrary: fc.record({ k: fc.constant('start' as const), id: fc.constantFrom(...ids), parent: fc.constantFrom(...parents) }) },
+      { weight: 4, arbitrary: fc.record({ k: fc.constant('sub' as const), id: fc.constantFrom(...ids), parent: fc.constantFrom(...parents), run: fc.constantFrom(...runs) }) },
+      { weight: 4, arbitrary: fc.record({ k: fc.constant('done' as const), id: fc.constantFrom(...ids), run: fc.constantFrom(...runs), out: fc.constantFrom('o1', 'o2', null) }) },
+      { weight: 1, arbitrary: fc.record({ k: fc.constant('retry' as const), id: fc.constantFrom(...ids), from: fc.constantFrom(...runs), to: fc.constantFrom(...runs) }) },
+      { weight: 2, arbitrary: fc.record({ k: fc.constant('join' as const), id: fc.constantFrom(...ids), out: fc.constantFrom('o1', 'o2', 'o1\n---\no2', null) }) },
+    );
+    // Seconds repeat (ties between starts) and some timestamps do not parse.
+    const timed = fc.record({ at: fc.option(fc.integer({ min: 0, max: 12 }), { freq: 8 }), spec: lineArb });
+    type Spec = typeof lineArb extends fc.Arbitrary<infer U> ? U : never;
+    const render = ({ at, spec }: { at: number | null; spec: Spec }): string => {
+      const ts = at === null ? 'not a time' : T(at);
+      switch (spec.k) {
+        case 'start':
+          return ev.started(ts, { delegation_id: spec.id, parent_run_id: spec.parent, pattern: 'fan_out', agent_ids: ['a'] });
+        case 'sub':
+          return ev.subStarted(ts, { delegation_id: spec.id, sub_run_id: spec.run, parent_run_id: spec.parent, agent_id: 'a' });
+        case 'done':
+          return ev.subCompleted(ts, { delegation_id: spec.id, sub_run_id: spec.run, agent_id: 'a', status: 'completed', output_preview: spec.out });
+        case 'retry':
+          return ev.retry(ts, { delegation_id: spec.id, original_run_id: spec.from, retry_run_id: spec.to, agent_id: 'a' });
+        case 'join':
+          return line('delegation_completed', ts, { delegation_id: spec.id, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: spec.out });
+      }
+    };
+    fc.assert(
+      fc.property(fc.array(fc.array(timed, { maxLength: 30 }), { minLength: 1, maxLength: 3 }), (files) => {
+        const journal: Record<string, string[]> = {};
+        files.forEach((specs, i) => (journal[`f${i}.jsonl`] = specs.map(render)));
+        expectSameGrouping(journal);
+      }),
+      { seed: 20251103, numRuns: 600 },
+    );
+  });
+});

@@ -52,7 +52,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
   addScanOptions(program.command('list').description('table of recent delegations, newest first'))
     .option('--limit <n>', 'how many delegations', '20')
     .option('--events', 'print the event listing: ts | type | delegation id | run id | file:line')
-    .option('-f, --format <name>', 'text (a table; ids cut, a cut id works as a target) or json (whole ids, for jq)', 'text')
+    .option('-f, --format <name>', 'text (a table; delegation ids cut, and a cut one works as a target) or json (whole ids, for jq)', 'text')
     .option('--no-color', 'accepted for scripts that pass it to every command: the table has no colour')
     .option('-q, --quiet', 'no progress output')
     .action(async (_flags: ListFlags, cmd: Command) => {

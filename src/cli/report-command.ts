@@ -65,8 +65,9 @@ function reportProgress(progress: Progress | null, io: CliIO): ((delegations: nu
 }
 
 export async function runReport(target: string | undefined, flags: ReportFlags, io: CliIO, extra: Partial<AnalyzeOptions> = {}): Promise<number> {
-  // An id as `list` cuts it ("e19c4d73-8a2b…") is the prefix it shows.
-  if (target !== undefined && target.length > 1 && target.endsWith('…')) target = target.slice(0, -1);
+  // An id as `list` cuts it ("e19c4d73-8a2b…", "…#2" for a reused one) is the prefix it shows.
+  const cut = target === undefined ? null : /^(.+)…(#\d+)?$/.exec(target);
+  if (cut) target = cut[1];
   const streamed = STREAMED_FORMATS.has(flags.format) && !flags.output?.length && !flags.follow;
   const registry = streamed ? null : await loadRegistry();
   if (registry && !registry.FORMATTERS[flags.format]) throw new UsageError(`unknown format ${flags.format} (choose from ${registry.FORMAT_NAMES().join(', ')})`);
@@ -82,7 +83,8 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
     const env = io.env ?? process.env;
     const pollMs = Number(env.TRACE_DELEGATION_POLL_MS) || undefined;
-    const sleepAfterMs = Number(env.TRACE_DELEGATION_SLEEP_AFTER_MS) || undefined;
+    const sleepAfter = env.TRACE_DELEGATION_SLEEP_AFTER_MS;
+    const sleepAfterMs = sleepAfter !== undefined && sleepAfter !== '' && Number.isFinite(Number(sleepAfter)) && Number(sleepAfter) >= 0 ? Number(sleepAfter) : undefined; // 0: sleep at once
     // Loaded on use: follow mode brings file watching and gzip with it.
     const { runFollow } = await import('./follow.js');
     return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, sleepAfterMs, quiet: flags.quiet });

@@ -79,6 +79,12 @@ function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, 
   }
 }
 
+/** Whether a folder is inside a session-folder case (an ancestor has X.expected.json): its journals are that case's. */
+function insideCase(dir: string): boolean {
+  for (let d = path.dirname(dir); d !== path.dirname(d); d = path.dirname(d)) if (statOrNull(d + EXPECTED_SUFFIX)?.isFile()) return true;
+  return false;
+}
+
 /** At most this many paths are named in an error; the rest are counted. */
 const NAMED = 10;
 
@@ -107,7 +113,7 @@ export function discoverCases(args: string[], cwd: string, allowNew = false): Ch
     if (st.isDirectory()) {
       const under: CheckCase[] = hasExpectations ? [toCase(abs, cwd)] : [];
       const strays: Strays = { uncovered: [], orphans: [] };
-      casesUnder(abs, cwd, under, strays, hasExpectations);
+      casesUnder(abs, cwd, under, strays, hasExpectations || insideCase(abs));
       // Under --update, a folder holding no case is itself a new session-folder case, and a
       // journal no case covers is a new case; otherwise both mean the suite lost coverage.
       if (!under.length && allowNew) under.push(toCase(abs, cwd));

@@ -150,8 +150,9 @@ export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/** A span of whole seconds as people read it: 45s, 12m 5s, 3h 20m, 387d 7h. */
+/** A span as people read it: 400ms, 45s, 12m 5s, 3h 20m, 387d 7h. */
 export function humanDuration(ms: number): string {
+  if (ms > 0 && ms < 1000) return `${Math.round(ms)}ms`; // --stale-after 400ms
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ''}`;

@@ -30,21 +30,32 @@ export const JOIN_INVERSION_MS = 1;
 /**
  * The completion the join counted a run by: its last terminal completion by the join, else a
  * later one the join evidently had, its `ts` inverted with the join's: at most
- * JOIN_INVERSION_MS later, or its output is in the aggregate. (late-result still reports it:
- * CHECKS.md compares the times strictly.)
+ * JOIN_INVERSION_MS later, or its output is in the aggregate and no run of `d` that had settled
+ * by the join produced the same text (an "ok" in the aggregate is that run's). late-result still
+ * reports it: CHECKS.md compares the times strictly.
  */
-export function countedAtJoin(run: SubRun, join: Pick<DelegationCompletedEvent, 'time' | 'aggregatedOutputPreview'> | null): SubRunCompletedEvent | null {
+export function countedAtJoin(run: SubRun, join: Pick<DelegationCompletedEvent, 'time' | 'aggregatedOutputPreview'> | null, d: Delegation): SubRunCompletedEvent | null {
   const settled = settledAtJoin(run, join);
   const at = join?.time;
   if (settled || !at) return settled;
+  return terminalCompletions(run).find((c) => !!c.time && (diffMs(c.time, at) <= JOIN_INVERSION_MS || joinedOutput(c, join, d))) ?? null;
+}
+
+/** A completion after the join whose output only the join's aggregate can have taken from it. */
+export function joinedOutput(c: SubRunCompletedEvent, join: Pick<DelegationCompletedEvent, 'time' | 'aggregatedOutputPreview'>, d: Delegation): boolean {
   const aggregate = join.aggregatedOutputPreview;
-  const had = (c: SubRunCompletedEvent) => !!c.time && (diffMs(c.time, at) <= JOIN_INVERSION_MS || (typeof aggregate === 'string' && typeof c.outputPreview === 'string' && aggregateContains(aggregate, c.outputPreview)));
-  return terminalCompletions(run).find(had) ?? null;
+  const text = c.outputPreview?.trim();
+  if (typeof aggregate !== 'string' || !text || !aggregateContains(aggregate, text)) return false;
+  for (const other of d.runs.values()) {
+    const done = settledAtJoin(other, join);
+    if (done && done !== c && done.outputPreview?.trim() === text) return false;
+  }
+  return true;
 }
 
 /** Success as the engine counted it at the join: completed without error (countedAtJoin). */
-export function succeededAtJoin(run: SubRun, join: Pick<DelegationCompletedEvent, 'time' | 'aggregatedOutputPreview'> | null): boolean {
-  const c = countedAtJoin(run, join);
+export function succeededAtJoin(run: SubRun, join: Pick<DelegationCompletedEvent, 'time' | 'aggregatedOutputPreview'> | null, d: Delegation): boolean {
+  const c = countedAtJoin(run, join, d);
   return !!c && c.status === 'completed' && c.error === null; // an empty error string is still an error (is_success)
 }
 

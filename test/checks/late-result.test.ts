@@ -55,6 +55,18 @@ testCheck('late-result', {
         },
       ],
     },
+    {
+      // beta's "ok" comes 15 s after the join, whose aggregate "ok" is alpha's: beta was not in it.
+      fixture: '../join/late-result-same-output.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd-same-output',
+          messageIncludes: ['15s after the join', 'its result was not in the join'],
+          evidenceLines: ['late-result-same-output.jsonl:5', 'late-result-same-output.jsonl:6'],
+        },
+      ],
+    },
   ],
   valid: [
     // Line 7 follows the join (line 6) in the file but is 1 µs earlier (ts taken before the lock);

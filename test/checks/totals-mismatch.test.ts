@@ -64,6 +64,8 @@ testCheck('totals-mismatch', {
     // A child whose completion is written just after the join (1 µs, 0.4 ms) or whose output is in
     // the aggregate was counted by the join: its totals are right (journal-format.md §8.1).
     '../join/late-result-inverted.jsonl',
+    // A late result whose output ("ok") the join holds from a run that had settled: not counted, totals right.
+    '../join/late-result-same-output.jsonl',
     // A completed run with "error": "" is counted failed, as the engine's is_success counts it.
     '../safe/silent-failure-empty-error.jsonl',
     // The retried original is not counted (Gen B, 3 children + 1 retry, total 3).

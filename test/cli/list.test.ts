@@ -79,6 +79,10 @@ describe('trace-delegation list', () => {
     );
     const r = await runBin(['list', '--stdin'], { input });
     expect(tableRows(r.stdout).slice(1).map((row) => row[1])).toEqual(['0a1b2c3d-4e5f…#2', '0a1b2c3d-4e5f…']);
+    // Pasted as a target, the cut key names the id's delegations (the #2 among them).
+    const t = await runBin(['--stdin', '0a1b2c3d-4e5f…#2', '--format', 'json', '--fail-on', 'none'], { input });
+    expect(t.stderr).toBe('');
+    expect(JSON.parse(t.stdout).delegations.map((d: { key: string }) => d.key)).toEqual([id, `${id}#2`]);
   });
 
   it('exits as a report does: 1 when a delegation shown has a finding at or above --fail-on', async () => {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -133,6 +133,17 @@ describe('the clean journals are clean under their contracts', () => {
     [CONSENSUS, 'review-consensus-agree.jsonl'],
   ])('%s / %s: no contract finding', async (plan, file) => {
     expect(contractFindings(await report(await planFile(plan), { file })).map((f) => f.message)).toEqual([]);
+  });
+});
+
+describe('a result counted through a completion timestamped just after the join', () => {
+  it('is merged like any other: contract-merge-mismatch runs and says nothing on the clean review', async () => {
+    // review-clean with the perf result 0.5 ms after the join (writers invert timestamps): the
+    // join counted it, and the merge check used to fail on it ("Cannot read properties of null").
+    const text = readFileSync(path.join(CONTRACTS, 'journals', 'review-clean.jsonl'), 'utf8').replace('"ts":"2025-11-03T10:04:40.000000000+00:00"', '"ts":"2025-11-03T10:04:40.100500000+00:00"');
+    const r = await report(await planFile(REVIEW), { text });
+    expect(r.delegations[0].limits.join('\n')).not.toContain('failed on delegation');
+    expect(contractFindings(r).map((f) => f.id)).toEqual([]);
   });
 });
 

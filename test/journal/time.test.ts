@@ -144,6 +144,6 @@ describe('parseDuration', () => {
 describe('humanDuration', () => {
   it('reads as people write spans, largest two units', async () => {
     const { humanDuration } = await import('../../src/journal/time.js');
-    expect([0, 999, 45_000, 60_000, 725_000, 3_600_000, 12_000_000, 86_400_000, 33_466_350_000].map(humanDuration)).toEqual(['0s', '1s', '45s', '1m', '12m 5s', '1h', '3h 20m', '1d', '387d 8h']);
+    expect([0, 400, 999, 1_000, 45_000, 60_000, 725_000, 3_600_000, 12_000_000, 86_400_000, 33_466_350_000].map(humanDuration)).toEqual(['0s', '400ms', '999ms', '1s', '45s', '1m', '12m 5s', '1h', '3h 20m', '1d', '387d 8h']);
   });
 });

@@ -46,7 +46,7 @@ export const failedInAggregate: Check = {
 /** `succeeded` against the children that had completed without error by the join. */
 function countedFailures(d: Delegation, join: DelegationCompletedEvent, expected: ReadonlyMap<string, number> | null): Report[] {
   if (join.succeeded === null || !hasSubRunEvents(d)) return [];
-  const ok = d.children.filter((c) => succeededAtJoin(c.final, join));
+  const ok = d.children.filter((c) => succeededAtJoin(c.final, join, d));
   if (join.succeeded <= ok.length) return [];
   const others = d.children.filter((c) => !ok.includes(c));
   const unstarted = neverStarted(d, expected);
@@ -145,7 +145,7 @@ function newestFirst(a: SubRunCompletedEvent, b: SubRunCompletedEvent): number {
 /** When this delegation's own run of the same agent did not succeed, the foreign output stood in for it. */
 function staleNote(d: Delegation, join: DelegationCompletedEvent, agentId: string | null): string {
   const states = d.children
-    .filter((c) => agentId && c.final.agentId === agentId && !succeededAtJoin(c.final, join))
+    .filter((c) => agentId && c.final.agentId === agentId && !succeededAtJoin(c.final, join, d))
     .map((c) => {
       const s = settledAtJoin(c.final, join);
       return `${c.final.runId} ${s ? `ended ${s.status}` : 'had not completed by the join'}`;

@@ -1,6 +1,5 @@
 import { compareInstants, diffMs } from '../../journal/time.js';
-import { aggregateContains } from '../../journal/preview.js';
-import { JOIN_INVERSION_MS, loc, seconds, settledAtJoin, terminalCompletions } from '../../model/evidence.js';
+import { JOIN_INVERSION_MS, joinedOutput, loc, seconds, settledAtJoin, terminalCompletions } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 export const lateResult: Check = {
@@ -37,7 +36,7 @@ export const lateResult: Check = {
       const last = done[done.length - 1];
       if (!last?.time || compareInstants(last.time, join.time) <= 0) continue;
       // Its output in the aggregate says the join had it after all: the two `ts` are inverted (journal-format.md §8.1).
-      const joined = typeof join.aggregatedOutputPreview === 'string' && typeof last.outputPreview === 'string' && aggregateContains(join.aggregatedOutputPreview, last.outputPreview);
+      const joined = joinedOutput(last, join, d);
       const verdict = joined
         ? 'yet its output is in the aggregate, so the join had it: the timestamps are out of order'
         : diffMs(last.time, join.time) <= JOIN_INVERSION_MS

@@ -23,7 +23,7 @@ export const totalsMismatch: Check = {
     if (!c || !hasSubRunEvents(d)) return out;
     const children = d.children.length;
     // Totals are taken at the join: a child that settled after it was still running (counted in failed).
-    const ok = d.children.filter((ch) => succeededAtJoin(ch.final, c)).length;
+    const ok = d.children.filter((ch) => succeededAtJoin(ch.final, c, d)).length;
     const rest = children - ok;
     const extra = c.totalSubRuns !== null ? c.totalSubRuns - children : 0;
     // Results without events can only be expected children that never started (setup or launch failures).

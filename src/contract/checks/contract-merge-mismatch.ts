@@ -3,7 +3,7 @@ import { compareInstants } from '../../journal/time.js';
 import { SEPARATOR } from '../../journal/preview.js';
 import type { Location } from '../../journal/types.js';
 import type { Child } from '../../model/delegation.js';
-import { loc, settledAtJoin, succeededAtJoin } from '../../model/evidence.js';
+import { countedAtJoin, loc, succeededAtJoin } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
 import { childStart, settledBy } from './util.js';
 
@@ -35,8 +35,9 @@ export const contractMergeMismatch: ContractCheck = {
     const children: Child[] = [...b.assignments.flatMap((a) => (a.child ? [a.child] : [])), ...b.unassigned];
     const join = d.completed;
     // What the merge had: the results settled by the join (a late result was not in it: late-result).
-    const successes = children.filter((c) => succeededAtJoin(c.final, join));
-    const settled = successes.map((c) => ({ child: c, done: settledAtJoin(c.final, join)! }));
+    const successes = children.filter((c) => succeededAtJoin(c.final, join, d));
+    // A success counted through a completion timestamped just after the join (countedAtJoin) is one too.
+    const settled = successes.map((c) => ({ child: c, done: countedAtJoin(c.final, join, d)! }));
     const outputs = settled.flatMap(({ child, done }) => {
       const p = done.outputPreview;
       return typeof p === 'string' && p.trim() ? [{ child, text: p, done }] : [];

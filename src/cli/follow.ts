@@ -285,8 +285,12 @@ class Follower {
     if (!this.settings.quiet) this.io.stderr.write(`trace-delegation: following ${n} journal ${n === 1 ? 'file' : 'files'} under ${this.roots.join(', ')} (Ctrl-C to stop)\n`);
     // A mistyped id would be followed in silence forever: say that nothing matches it yet (a warning, even with --quiet).
     const t = this.target;
-    if (t !== undefined && t !== '' && t !== 'last' && this.followed().length === 0)
-      this.io.stderr.write(`trace-delegation: nothing matches ${safeTerminalText(t)} yet (no delegation id or prefix, parent run or session): its delegations are reported if they appear\n`);
+    if (t !== undefined && t !== '' && t !== 'last' && this.followed().length === 0) {
+      // A sub-run id links the replay's groups, so its delegation is held if the replay had it.
+      const owner = this.delegations.find((d) => d.runs.has(t));
+      const hint = owner ? `; ${safeTerminalText(t)} is a sub-run of delegation ${safeTerminalText(owner.key)}: follow that` : '';
+      this.io.stderr.write(`trace-delegation: nothing matches ${safeTerminalText(t)} yet (no delegation id or prefix, parent run or session): its delegations are reported if they appear${hint}\n`);
+    }
   }
 
   close(): void {

@@ -683,6 +683,10 @@ describe('--follow', () => {
     await g.waitFor(READY, 45_000, 'stderr');
     expect(await g.stop()).toBe(0);
     expect(g.err()).not.toContain('nothing matches');
+    // A sub-run id is not a target: the warning names its delegation.
+    const h = follow(dir, ['--format', 'ndjson', 'r-d-known']);
+    await h.waitFor(/nothing matches r-d-known yet .*; r-d-known is a sub-run of delegation d-known: follow that\n/, 45_000, 'stderr');
+    expect(await h.stop()).toBe(0);
     // --quiet: the warning only, no "following" notice (stopped by a signal once it is out).
     f.child.kill('SIGINT');
     await new Promise((r) => f.child.once('exit', r));

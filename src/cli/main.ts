@@ -85,6 +85,10 @@ export async function main(io: CliIO): Promise<number> {
   const result = { code: EXIT.ok as number };
   const program = buildProgram(io, result);
   try {
+    // commander's help command prints the whole root help for a command it does not know.
+    const [first, second] = io.argv;
+    const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
+    if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);
     await program.parseAsync(io.argv, { from: 'user' });
     return result.code;
   } catch (err) {

@@ -32,6 +32,10 @@ describe('unknown targets', () => {
     const list = await runMain(['help', 'list']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^Usage: trace-delegation list \[options\]/);
+    const bogus = await runMain(['help', 'bogus']);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stdout).toBe('');
+    expect(bogus.stderr).toBe('trace-delegation: help: unknown command bogus (commands: list, check, contract, rules, help)\n');
   });
 
   it('shows control characters of a quoted target escaped', async () => {

@@ -533,7 +533,7 @@ function oneEditApart(a: string, b: string): boolean {
 
 /** A hint for a target that matched nothing: the delegation of a sub-run id, or the command meant. */
 function unknownTargetHint(target: string | undefined, owner: Delegation | undefined): string {
-  if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: trace-delegation ${owner.key}`;
+  if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: name that delegation instead`;
   const command = target === undefined ? undefined : COMMANDS.find((c) => oneEditApart(target.toLowerCase(), c));
   return command ? `; did you mean the command ${command}? (trace-delegation ${command} --help)` : '';
 }

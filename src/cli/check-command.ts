@@ -99,7 +99,7 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
   let failed = 0;
   let written = 0;
   for (const { c, expected } of loaded) {
-    const { report } = await analyze({ ...options, sessions: [c.target], all: true });
+    const { report } = await analyze({ ...options, sessions: c.sessions, all: true });
     const findings = report.delegations.flatMap((d) => d.findings);
     const problems = expected ? compareFindings(expected, findings, !!flags.subset) : null;
     if (flags.update && (problems === null || problems.length > 0)) {

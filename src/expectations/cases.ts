@@ -12,6 +12,8 @@ export interface CheckCase {
   expectedFile: string;
   /** How the case is named in output: relative to the working directory when inside it. */
   display: string;
+  /** What the case reads: the folder, or the journal with its `.jsonl`/`.jsonl.gz` partner when there is one (one session, read as a pair). */
+  sessions: string[];
 }
 
 const isJournalName = (name: string) => name.endsWith('.jsonl') || name.endsWith('.jsonl.gz');
@@ -29,8 +31,20 @@ function display(p: string, cwd: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
 }
 
+/** `x.jsonl` ↔ `x.jsonl.gz` beside it. */
+const partnerPath = (p: string): string => (p.endsWith('.gz') ? p.slice(0, -3) : `${p}.gz`);
+
 function toCase(target: string, cwd: string): CheckCase {
-  return { target, expectedFile: target + EXPECTED_SUFFIX, display: display(target, cwd) };
+  const partner = isJournalName(target) ? partnerPath(target) : null;
+  const sessions = partner && statOrNull(partner)?.isFile() ? [target, partner] : [target];
+  return { target, expectedFile: target + EXPECTED_SUFFIX, display: display(target, cwd), sessions };
+}
+
+/** Whether a session-folder case rooted at `root` reads the journals of `dir`: its own, or an owner's `v1/users/<owner>/sessions`. */
+function readsFolder(root: string, dir: string): boolean {
+  if (dir === root) return true;
+  const rel = path.relative(root, dir).split(path.sep);
+  return rel.length === 4 && rel[0] === 'v1' && rel[1] === 'users' && rel[3] === 'sessions';
 }
 
 /** What a folder search finds besides its cases: journals no case covers, and expectations files whose journal is gone. */
@@ -43,11 +57,12 @@ interface Strays {
 
 /**
  * Every journal file or folder under `dir` (at any depth) with an expectations file beside it,
- * and what is left out (strays). `covered`: `dir` is inside a session-folder case, whose
- * expectations speak for every journal in it. Each real folder is searched once: links back up
- * the tree made the search endless.
+ * and what is left out (strays): a journal is covered by its own expectations, its pair
+ * partner's (`x.jsonl` / `x.jsonl.gz`: one case reads both), or a session-folder case that reads
+ * its folder (`caseRoots`: the cases enclosing `dir`). Each real folder is searched once: links
+ * back up the tree made the search endless.
  */
-function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, covered: boolean, searched = new Set<string>()): void {
+function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, caseRoots: readonly string[], searched = new Set<string>()): void {
   let real: string;
   try {
     real = realpathSync(dir);
@@ -63,6 +78,7 @@ function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, 
     throw new InputError(`cannot read folder ${display(dir, cwd)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const names = new Set(entries);
+  const folderRead = caseRoots.some((root) => readsFolder(root, dir));
   for (const name of entries) {
     if (name.startsWith('.') || name === 'node_modules') continue;
     const full = path.join(dir, name);
@@ -73,16 +89,29 @@ function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, 
     const st = statOrNull(full);
     if (!st) continue;
     const hasExpectations = names.has(name + EXPECTED_SUFFIX);
-    if (hasExpectations && (st.isDirectory() || isJournalName(name))) out.push(toCase(full, cwd));
-    else if (!covered && st.isFile() && isJournalName(name)) strays.uncovered.push(full);
-    if (st.isDirectory()) casesUnder(full, cwd, out, strays, covered || hasExpectations, searched);
+    if (st.isDirectory()) {
+      if (hasExpectations) out.push(toCase(full, cwd));
+      casesUnder(full, cwd, out, strays, hasExpectations ? [...caseRoots, full] : caseRoots, searched);
+      continue;
+    }
+    if (!st.isFile() || !isJournalName(name)) continue;
+    const partner = path.basename(partnerPath(full));
+    if (hasExpectations) {
+      // One case a session: a partner with expectations of its own is left to its case.
+      if (!(name.endsWith('.gz') && names.has(partner + EXPECTED_SUFFIX))) out.push(toCase(full, cwd));
+      continue;
+    }
+    // A pair with no expectations is one stray (named by its .jsonl).
+    const partnerCovers = names.has(partner + EXPECTED_SUFFIX) || (name.endsWith('.gz') && names.has(partner));
+    if (!folderRead && !partnerCovers) strays.uncovered.push(full);
   }
 }
 
-/** Whether a folder is inside a session-folder case (an ancestor has X.expected.json): its journals are that case's. */
-function insideCase(dir: string): boolean {
-  for (let d = path.dirname(dir); d !== path.dirname(d); d = path.dirname(d)) if (statOrNull(d + EXPECTED_SUFFIX)?.isFile()) return true;
-  return false;
+/** The session-folder cases a folder is inside (ancestors with X.expected.json): the journals they read are theirs. */
+function enclosingCases(dir: string): string[] {
+  const roots: string[] = [];
+  for (let d = path.dirname(dir); d !== path.dirname(d); d = path.dirname(d)) if (statOrNull(d + EXPECTED_SUFFIX)?.isFile()) roots.push(d);
+  return roots;
 }
 
 /** At most this many paths are named in an error; the rest are counted. */
@@ -113,12 +142,13 @@ export function discoverCases(args: string[], cwd: string, allowNew = false): Ch
     if (st.isDirectory()) {
       const under: CheckCase[] = hasExpectations ? [toCase(abs, cwd)] : [];
       const strays: Strays = { uncovered: [], orphans: [] };
-      casesUnder(abs, cwd, under, strays, hasExpectations || insideCase(abs));
-      // Under --update, a folder holding no case is itself a new session-folder case, and a
-      // journal no case covers is a new case; otherwise both mean the suite lost coverage.
-      if (!under.length && allowNew) under.push(toCase(abs, cwd));
+      casesUnder(abs, cwd, under, strays, [...enclosingCases(abs), ...(hasExpectations ? [abs] : [])]);
+      // Under --update, a folder holding no case that reads every journal left (its own, its
+      // owners') is itself a new session-folder case; otherwise each journal no case covers is a
+      // new case. Without --update, both mean the suite lost coverage.
+      if (allowNew && !under.length && strays.uncovered.every((j) => readsFolder(abs, path.dirname(j)))) under.push(toCase(abs, cwd));
       else if (allowNew) for (const j of strays.uncovered) under.push(toCase(j, cwd));
-      if (!under.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
+      if (!under.length && !strays.uncovered.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
       if (strays.orphans.length) throw new InputError(`${plural(strays.orphans.length, 'expectations file has', 'expectations files have')} no journal or folder beside ${strays.orphans.length === 1 ? 'it' : 'them'} under ${arg}: ${named(strays.orphans, cwd)}; restore the journal, or delete the expectations file`);
       if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
       for (const c of under) found.set(c.target, c);

@@ -136,6 +136,6 @@ export function fileLimits(st: FileStats, { partial = true }: { partial?: boolea
   if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line has' : 'lines have'} a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
   if (st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
   if (partial && st.partialLines > 0) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
-  if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} its .jsonl/.jsonl.gz sibling and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);
+  if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);
   return out;
 }

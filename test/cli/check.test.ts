@@ -2,6 +2,7 @@
 // --update (and its refusal under CI), and the one-sentence errors.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Command } from 'commander';
@@ -71,10 +72,38 @@ describe('check', () => {
     expect(r.stderr).toBe('trace-delegation: second.jsonl.expected.json has no journal or folder second.jsonl beside it: restore it, or delete the expectations file\n');
   });
 
+  it('names a journal in a subfolder that no case reads, and --update makes it a case of its own', async () => {
+    // A session-folder case reads its folder and v1/users/*/sessions only: a journal elsewhere
+    // under it, or under a folder with no case at all, is in no case.
+    const sub = path.join(dir, 'tree', 'sub');
+    mkdirSync(sub, { recursive: true });
+    cpSync(path.join(dir, CASE), path.join(sub, 'x.jsonl'));
+    let r = await runMain(['check', path.join(dir, 'tree')], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('1 journal has no expectations under');
+    expect(r.stderr).toContain('tree/sub/x.jsonl;');
+    r = await runMain(['check', '--update', path.join(dir, 'tree')], { cwd: dir, env: { CI: '' } });
+    expect(r.stdout).toContain('CREATED tree/sub/x.jsonl.expected.json (1 expectation)');
+    expect(JSON.parse(readFileSync(path.join(sub, 'x.jsonl.expected.json'), 'utf8'))).toEqual(JSON.parse(readFileSync(expectedFile(), 'utf8')));
+  });
+
+  it('takes a journal and its .jsonl.gz archive as one session: one case reads both', async () => {
+    const gz = path.join(dir, `${CASE}.gz`);
+    writeFileSync(gz, gzipSync(readFileSync(path.join(dir, CASE))));
+    let r = await runMain(['check', dir], { cwd: dir });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`PASS ${CASE}\n1 passed, 0 failed\n`); // the archive repeats the journal: same findings
+    // A pair with no expectations is one journal to record.
+    rmSync(expectedFile());
+    r = await runMain(['check', dir], { cwd: dir });
+    expect(r.stderr).toContain(`1 journal has no expectations under ${dir}: ${CASE};`);
+  });
+
   it('counts the journals of a session-folder case as covered by its expectations', async () => {
     const tree = path.join(dir, 'tree');
-    mkdirSync(path.join(tree, 'nested'), { recursive: true });
-    cpSync(path.join(dir, CASE), path.join(tree, 'nested', 'a.jsonl'));
+    const owner = path.join(tree, 'v1', 'users', 'b64-bG9jYWw', 'sessions'); // a layout the folder case reads
+    mkdirSync(owner, { recursive: true });
+    cpSync(path.join(dir, CASE), path.join(owner, 'a.jsonl'));
     rmSync(path.join(dir, CASE));
     rmSync(expectedFile());
     expect((await runMain(['check', '--update', tree], { cwd: dir, env: { CI: '' } })).stdout).toContain('CREATED tree.expected.json');
@@ -167,9 +196,11 @@ describe('check', () => {
   it('one sentence and exit 2 for what a user can get wrong', async () => {
     const cases: [string[], string | RegExp][] = [
       [['check', path.join(dir, 'nope')], `trace-delegation: ${path.join(dir, 'nope')} does not exist\n`],
-      [['check', path.join(dir, 'empty')], /^trace-delegation: no checkable cases under .*empty: a case is/],
+      [['check', path.join(dir, 'empty')], /^trace-delegation: 1 journal has no expectations under .*empty: empty\/a\.jsonl; write X\.expected\.json/],
+      [['check', path.join(dir, 'nothing')], /^trace-delegation: no checkable cases under .*nothing: a case is/],
     ];
     cpSync(path.join(FIXTURES, 'formats', 'hostile-text.jsonl'), path.join(dir, 'empty', 'a.jsonl'));
+    mkdirSync(path.join(dir, 'nothing'));
     for (const [args, err] of cases) {
       const r = await runMain(args, { cwd: dir });
       expect(r.code).toBe(2);

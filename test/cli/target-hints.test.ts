@@ -12,7 +12,7 @@ describe('unknown targets', () => {
     for (const sessions of [SAMPLE, dir]) {
       const r = await runMain(['--sessions', sessions, '8f3d2c1b-7e6a-4b59-9d08-1c2e3f4a5b6c']);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/; 8f3d2c1b-7e6a-4b59-9d08-1c2e3f4a5b6c is a sub-run of delegation b7a2e915-3c6d-4f80-9e14-5d2c8a7b6f31: trace-delegation b7a2e915-3c6d-4f80-9e14-5d2c8a7b6f31\n$/);
+      expect(r.stderr).toMatch(/; 8f3d2c1b-7e6a-4b59-9d08-1c2e3f4a5b6c is a sub-run of delegation b7a2e915-3c6d-4f80-9e14-5d2c8a7b6f31: name that delegation instead\n$/);
     }
   });
 

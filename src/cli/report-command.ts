@@ -1,5 +1,6 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import type { Severity } from '../checks/types.js';
@@ -44,7 +45,7 @@ interface FormatRegistry {
 const loadRegistry = (): Promise<FormatRegistry> => import('../format/index.js');
 
 function parseOutputs(specs: string[] = [], { FORMATTERS, FORMAT_NAMES }: FormatRegistry): [string, string][] {
-  return specs.map((s) => {
+  const outputs = specs.map((s): [string, string] => {
     const i = s.indexOf('=');
     if (i <= 0 || i === s.length - 1) throw new UsageError(`--output expects <format>=<file>, got ${JSON.stringify(s)}`);
     const name = s.slice(0, i);
@@ -53,6 +54,14 @@ function parseOutputs(specs: string[] = [], { FORMATTERS, FORMAT_NAMES }: Format
     if (file === '-') throw new UsageError(`--output writes a file; standard output has the --format report (use --format ${name} for ${name} on standard output)`);
     return [name, file];
   });
+  // Two formats into one file: the second would silently replace the first.
+  const seen = new Map<string, string>();
+  for (const [name, file] of outputs) {
+    const key = path.resolve(file);
+    if (seen.has(key)) throw new UsageError(`--output names ${file} twice (${seen.get(key)} and ${name}): give each format its own file`);
+    seen.set(key, name);
+  }
+  return outputs;
 }
 
 /**

@@ -33,6 +33,14 @@ describe('--output', () => {
     expect(r.stderr).toBe(`trace-delegation: cannot write --output sarif=${path.join(home, 'no-such-folder', 'x.sarif')}: its folder does not exist\n`);
   });
 
+  it('refuses two formats into one file', async () => {
+    const file = path.join(home, 'both.out');
+    const r = await runMain(['--demo', '--all', '-o', `json=${file}`, '-o', `sarif=${file}`]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`trace-delegation: --output names ${file} twice (json and sarif): give each format its own file\n`);
+  });
+
   it('refuses - as a file: standard output has the --format report', async () => {
     const r = await runMain(['--demo', '--all', '-o', 'json=-']);
     expect(r.code).toBe(2);

@@ -129,8 +129,8 @@ class Follower {
   private readonly warned = new Set<string>();
   private delegations: Delegation[] = [];
   /**
-   * Printed delegations, with how many events they had then (later ones, a late result or a
-   * retry, print it again) and a hash of the report printed (a journal read again from its start
+   * Printed delegations, with how many events, markers and nested delegations they had then
+   * (later ones, a late result, a retry, a cancel marker, print it again) and a hash of the report printed (a journal read again from its start
    * prints it again only if its report changed).
    */
   private readonly printed = new Map<string, { events: number; report: number }>();
@@ -140,6 +140,8 @@ class Follower {
   private readonly forgottenKeys = new Set<string>();
   /** Delegation key → time of its newest event when the stale notice was printed. */
   private readonly staleAt = new Map<string, number>();
+  /** The delegation a named target that is a sub-run id belongs to, when the replay ended (the no-match warning names it). */
+  private subRunOwner: string | null = null;
   /** For target `last`: the newest delegation when replay ended, and where it orders. */
   private newestAtReplay: string | null = null;
   private newestKeyAtReplay: OrderKey | null = null;
@@ -220,6 +222,9 @@ class Follower {
     else this.collect();
     if (this.stopRequested) return;
     this.rejectAmbiguousTarget();
+    // Before anything sleeps: a sub-run id links the replay's groups, so its delegation is held now.
+    const t = this.target;
+    if (t !== undefined && t !== '' && t !== 'last') this.subRunOwner = this.delegations.find((d) => d.runs.has(t))?.key ?? null;
     this.evaluate();
     this.replayKeys = new Set(this.delegations.map((d) => d.key));
     this.watchTree();
@@ -286,9 +291,8 @@ class Follower {
     // A mistyped id would be followed in silence forever: say that nothing matches it yet (a warning, even with --quiet).
     const t = this.target;
     if (t !== undefined && t !== '' && t !== 'last' && this.followed().length === 0) {
-      // A sub-run id links the replay's groups, so its delegation is held if the replay had it.
-      const owner = this.delegations.find((d) => d.runs.has(t));
-      const hint = owner ? `; ${safeTerminalText(t)} is a sub-run of delegation ${safeTerminalText(owner.key)}: follow that` : '';
+      const owner = this.subRunOwner;
+      const hint = owner ? `; ${safeTerminalText(t)} is a sub-run of delegation ${safeTerminalText(owner)}: follow that` : '';
       this.io.stderr.write(`trace-delegation: nothing matches ${safeTerminalText(t)} yet (no delegation id or prefix, parent run or session): its delegations are reported if they appear${hint}\n`);
     }
   }
@@ -741,12 +745,12 @@ class Follower {
    */
   private sleepQuiet(followed: readonly Delegation[]): void {
     const named = !this.all() && this.target !== 'last' ? new Set(followed) : null;
-    const due = (d: Delegation) => {
+    const due = (d: Delegation, group: readonly Delegation[]) => {
       if (d.started && !d.completed) return true;
       const printedWith = this.printed.get(d.key);
-      return printedWith !== undefined && printedWith.events !== d.events.length;
+      return printedWith !== undefined && printedWith.events !== reportInputs(d, group);
     };
-    const taken = this.groups.takeQuiet(Date.now() - (this.settings.sleepAfterMs ?? SLEEP_AFTER_MS), (ds) => !ds.some((d) => due(d) || named?.has(d)));
+    const taken = this.groups.takeQuiet(Date.now() - (this.settings.sleepAfterMs ?? SLEEP_AFTER_MS), (ds) => !ds.some((d) => due(d, ds) || named?.has(d)));
     if (taken.length === 0) return;
     for (const { events, delegations } of taken) {
       this.sleeping.put(events);
@@ -763,8 +767,9 @@ class Follower {
   private consider(d: Delegation, now: number, all?: Delegation[]): void {
     const printedWith = this.printed.get(d.key);
     if (printedWith !== undefined) {
-      if (d.events.length > printedWith.events) {
-        const more = d.events.length - printedWith.events;
+      const inputs = reportInputs(d, all ?? this.groups.linkedTo(d));
+      if (inputs > printedWith.events) {
+        const more = inputs - printedWith.events;
         this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
         this.printReport(d, now, all);
       } else if (this.forgottenKeys.has(d.key) || (this.forgottenFiles.size > 0 && d.events.some((e) => this.forgottenFiles.has(e.fileIndex)))) {
@@ -803,7 +808,7 @@ class Follower {
 
   /** Prints d's report (`rendered`: already) and notes what it was printed with. */
   private printReport(d: Delegation, now: number, group?: Delegation[], rendered = this.render(d, now, group)): void {
-    this.printed.set(d.key, { events: d.events.length, report: reportDigest(rendered.report) });
+    this.printed.set(d.key, { events: reportInputs(d, group ?? this.groups.linkedTo(d)), report: reportDigest(rendered.report) });
     this.print(rendered.text);
   }
 
@@ -838,6 +843,29 @@ class Follower {
     this.pendingLength = 0;
     this.io.stdout.write(text);
   }
+}
+
+/**
+ * What d's report is built from, counted: its events, its runs' sync markers and the delegations
+ * nested under it. A printed report is printed again when this grows: a marker or a nested
+ * delegation that comes after the report changes it as much as an event of its own.
+ */
+function reportInputs(d: Delegation, group: readonly Delegation[]): number {
+  let n = d.events.length;
+  for (const run of d.runs.values()) n += run.markers.length;
+  return n + (nestedCounts(group).get(d) ?? 0);
+}
+
+/** Per group (the same array until it changes): how many delegations each one has nested under it. */
+const nestedCountsOf = new WeakMap<readonly Delegation[], Map<Delegation, number>>();
+function nestedCounts(group: readonly Delegation[]): Map<Delegation, number> {
+  let counts = nestedCountsOf.get(group);
+  if (!counts) {
+    counts = new Map();
+    for (const d of group) if (d.parent) counts.set(d.parent.delegation, (counts.get(d.parent.delegation) ?? 0) + 1);
+    nestedCountsOf.set(group, counts);
+  }
+  return counts;
 }
 
 /** A report's journal locations (file, line, evidence) left out: they move when a journal is archived or renamed. */

@@ -479,6 +479,28 @@ describe('--follow', () => {
     expect(again.findings.map((x: { id: string }) => x.id)).not.toContain('missing-completion');
   });
 
+  it('reports a delegation again when a marker of its run or a delegation nested under it comes after its report', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, journal(...whole('d-outer')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    await f.waitFor(/"id":"d-outer"/);
+    appendFileSync(file, journal(ev.marker(iso(), 'cancel_requested', 'r-d-outer')));
+    await f.waitFor(/delegation d-outer has 1 new event since its report: reported again/, 45_000, 'stderr');
+    // A delegation started by the outer's sub-run: the outer's report lists it as nested.
+    appendFileSync(file, journal(ev.started(iso(), { delegation_id: 'd-inner', parent_run_id: 'r-d-outer', pattern: 'fan_out', agent_ids: ['coder'] })));
+    await f.waitFor(/(d-outer has 1 new event since its report: reported again[\s\S]*){2}/, 45_000, 'stderr');
+    await sleep(300);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l)).filter((d) => d.id === 'd-outer');
+    expect(printed).toHaveLength(3);
+    expect(printed[1].children[0].attempts[0].markers.map((m: { action: string }) => m.action)).toEqual(['cancel_requested']);
+    expect(printed[2].nested).toEqual(['d-inner']);
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    expect(printed[2]).toEqual(all.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((d: { id: string }) => d.id === 'd-outer'));
+  });
+
   it('wakes a delegation reported during the replay when a late event links to it, from another journal', async () => {
     // The replay is kept as an index: d-late's events are read again from s-1 when the result that
     // missed its join arrives in s-2, and its second report is the one --all gives.

@@ -6,9 +6,9 @@
 // linked by an id (same delegation, sub-run, parent run, retry or marker run) form one
 // component; the report re-reads one component's lines at a time (model/component-stream.ts).
 import { createRequire } from 'node:module';
-import { hash53, NumberTable, windowHash } from './id-hash.js';
+import { hash53, NumberTable } from './id-hash.js';
 import { PagedColumn } from './paged.js';
-import { longEnoughForSubstring, MIN_SUBSTRING, withoutTruncationMark } from './preview.js';
+import { previewKeys } from './preview.js';
 import type { Instant, JournalEvent } from './types.js';
 
 /** At most this many ids link one event (a sub-run start: delegation, run, parent run, retry_of). */
@@ -138,14 +138,11 @@ export class IndexChunkBuilder {
     if (e.type === 'delegation_started') this.starts.push(i);
     const ids = linkIds(e);
     for (let k = 0; k < LINKS; k++) this.links.push(ids[k] ? hash53(ids[k]!) : Number.NaN);
-    if (e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string') {
-      const trimmed = e.outputPreview.trim();
-      if (trimmed) {
-        const core = withoutTruncationMark(trimmed);
-        this.previewAt.push(i);
-        this.previewFull.push(hash53(trimmed));
-        this.previewPrefix.push(longEnoughForSubstring(core) ? windowHash(core.slice(0, MIN_SUBSTRING)) : Number.NaN);
-      }
+    const keys = e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string' ? previewKeys(e.outputPreview) : null;
+    if (keys) {
+      this.previewAt.push(i);
+      this.previewFull.push(keys.full);
+      this.previewPrefix.push(keys.prefix ?? Number.NaN);
     }
   }
 

@@ -1,5 +1,6 @@
 // How output previews are compared across delegations (failed-in-aggregate's "another
 // delegation's output"), shared by the model's lookups and the streamed scan's preview hashes.
+import { hash53, windowHash } from './id-hash.js';
 
 /** Substring matches need this many characters: shorter texts occur by chance. */
 export const MIN_SUBSTRING = 40;
@@ -32,4 +33,17 @@ export function aggregateContains(aggregate: string, preview: string): boolean {
   if (aggregate.split(SEPARATOR).some((seg) => seg.trim() === p)) return true;
   const core = withoutTruncationMark(p);
   return longEnoughForSubstring(core) && aggregate.includes(core);
+}
+
+/**
+ * The hashes a completion's output preview is found under: its trimmed text whole, and (when long
+ * enough to be matched inside an aggregate) its first MIN_SUBSTRING characters; null when blank.
+ * The event index and follow mode's sleeping groups key previews so; lookups hash an aggregate
+ * segment whole and each of its MIN_SUBSTRING-unit windows (windowHashes).
+ */
+export function previewKeys(preview: string): { full: number; prefix: number | null } | null {
+  const trimmed = preview.trim();
+  if (!trimmed) return null;
+  const core = withoutTruncationMark(trimmed);
+  return { full: hash53(trimmed), prefix: longEnoughForSubstring(core) ? windowHash(core.slice(0, MIN_SUBSTRING)) : null };
 }

@@ -9,8 +9,8 @@
 import { deserialize, serialize } from 'node:v8';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { linkIds } from '../journal/event-index.js';
-import { hash53, windowHash, windowHashes } from '../journal/id-hash.js';
-import { longEnoughForSubstring, MIN_SUBSTRING, withoutTruncationMark } from '../journal/preview.js';
+import { hash53, windowHashes } from '../journal/id-hash.js';
+import { MIN_SUBSTRING, previewKeys } from '../journal/preview.js';
 import type { JournalEvent } from '../journal/types.js';
 import { localPreviewsIn, type PreviewRef } from './cross-index.js';
 import { groupDelegations } from './group.js';
@@ -149,12 +149,10 @@ function handlesOf(events: readonly JournalEvent[]): Handles {
   for (const e of events) {
     files.add(e.fileIndex);
     for (const id of linkIds(e)) if (id !== null) ids.add(hash53(id));
-    if (e.type !== 'delegation_sub_run_completed' || typeof e.outputPreview !== 'string') continue;
-    const trimmed = e.outputPreview.trim();
-    if (!trimmed) continue;
-    previews.add(hash53(trimmed));
-    const core = withoutTruncationMark(trimmed);
-    if (longEnoughForSubstring(core)) previews.add(windowHash(core.slice(0, MIN_SUBSTRING)));
+    const keys = e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string' ? previewKeys(e.outputPreview) : null;
+    if (!keys) continue;
+    previews.add(keys.full);
+    if (keys.prefix !== null) previews.add(keys.prefix);
   }
   return { ids, files, previews };
 }

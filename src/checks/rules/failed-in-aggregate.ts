@@ -2,7 +2,7 @@ import { compareInstants } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
 import { hasSubRunEvents, loc, settledAtJoin, startedPerAgent, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
-import { longEnoughForSubstring, SEPARATOR, withoutTruncationMark } from '../../journal/preview.js';
+import { aggregateContains, longEnoughForSubstring, SEPARATOR, withoutTruncationMark } from '../../journal/preview.js';
 import { previewsIn } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
 import type { Check, Report } from '../types.js';
@@ -98,7 +98,6 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: read
   const parts = agg.split(SEPARATOR).map((s) => s.trim());
   const segments = new Set(parts.filter(Boolean));
   const core = withoutTruncationMark;
-  const contains = (preview: string): boolean => segments.has(preview) || (longEnoughForSubstring(core(preview)) && agg.includes(core(preview)));
   // What a run of this delegation completed by the join is its own output, whoever else wrote it too;
   // and a text it quotes in its own output reached the aggregate through that run.
   const own: string[] = [];
@@ -119,7 +118,7 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: read
   };
   for (const run of d.runs.values()) {
     const c = finalTerminal(run);
-    if (c && c.status !== 'completed' && c.outputPreview && contains(c.outputPreview.trim()))
+    if (c && c.status !== 'completed' && c.outputPreview && aggregateContains(agg, c.outputPreview))
       report(c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}), whose final status is ${c.status}`, run.runId);
   }
   // A segment that is this delegation's own output (the last one may be cut by the journal's

@@ -2,7 +2,7 @@ import { SEVERITY_RANK, type Finding, type Severity } from '../checks/types.js';
 import type { DelegationReport, TraceReport } from '../report/types.js';
 import { delegationGantt } from './gantt.js';
 import { safeTerminalText } from './terminal.js';
-import type { FormatContext, Formatter } from './types.js';
+import { type FormatContext, type Formatter, headingName } from './types.js';
 
 /**
  * Journal text as inert Markdown: control characters shown escaped, HTML defused, the punctuation
@@ -54,7 +54,7 @@ function subRunsCell(d: DelegationReport): string {
 }
 
 function summaryTable(report: TraceReport): string[] {
-  const rows = report.delegations.map((d) => `| ${markdownText(d.id)} | ${markdownText(d.pattern ?? '?')} | ${markdownText(d.status.aggregated ?? (d.completedTs ? '?' : 'incomplete'))} | ${subRunsCell(d)} | ${findingsCell(d.findings)} |`);
+  const rows = report.delegations.map((d) => `| ${markdownText(headingName(d))} | ${markdownText(d.pattern ?? '?')} | ${markdownText(d.status.aggregated ?? (d.completedTs ? '?' : 'incomplete'))} | ${subRunsCell(d)} | ${findingsCell(d.findings)} |`);
   return ['| Delegation | Pattern | Status | Sub-runs | Findings |', '| --- | --- | --- | --- | --- |', ...rows];
 }
 
@@ -72,7 +72,7 @@ function findingsTable(d: DelegationReport): string[] {
 function delegationSection(d: DelegationReport): string[] {
   const gantt = delegationGantt(d);
   return [
-    `### Delegation ${markdownText(d.id)}`,
+    `### Delegation ${markdownText(headingName(d))}`,
     '',
     `Pattern: ${markdownText(d.pattern ?? '?')} · Parent run: ${markdownText(d.parentRunId ?? '?')} · Expected agents/tasks: ${markdownText(d.expected)}`,
     '',

@@ -1,7 +1,7 @@
 import type { Finding } from '../checks/types.js';
 import type { DelegationReport, TraceReport } from '../report/types.js';
 import { paint, safeTerminalText as safe } from './terminal.js';
-import type { FormatContext, Formatter } from './types.js';
+import { type FormatContext, type Formatter, headingName } from './types.js';
 
 const SEVERITY_COLOUR = { error: 'red', warning: 'yellow', info: 'cyan' } as const;
 
@@ -19,7 +19,7 @@ export function classificationLine(f: Finding, color = false): string {
 /** One block in the seed skill's layout, line for line. */
 export function delegationBlock(d: DelegationReport, ctx: FormatContext): string {
   const lines = [
-    `${paint(ctx.color, 'bold', 'Delegation Trace:')} ${safe(d.id)}`,
+    `${paint(ctx.color, 'bold', 'Delegation Trace:')} ${safe(headingName(d))}`,
     '',
     `Pattern: ${safe(d.pattern ?? '?')}`,
     `Parent run: ${safe(d.parentRunId ?? '?')}`,

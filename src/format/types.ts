@@ -1,5 +1,5 @@
 import type { Severity } from '../checks/types.js';
-import type { TraceReport } from '../report/types.js';
+import type { DelegationReport, TraceReport } from '../report/types.js';
 
 export interface FormatContext {
   /** Colour escapes allowed (a TTY without NO_COLOR / --no-color). */
@@ -10,3 +10,6 @@ export interface FormatContext {
 
 /** A formatter is a pure function: report in, text out. It never reads files or exits. */
 export type Formatter = (report: TraceReport, ctx: FormatContext) => string;
+
+/** The heading name of a delegation: its id, and for a reused id's later use the key that targets it (`id#2`). */
+export const headingName = (d: Pick<DelegationReport, 'id' | 'key'>): string => (d.key === d.id ? d.id : `${d.id} (key ${d.key})`);

@@ -1,6 +1,7 @@
 // The HTML around the timeline: header facts, findings, limits, the event list, the overview table.
 import type { Finding } from '../../checks/types.js';
 import type { DelegationReport, TraceReport } from '../../report/types.js';
+import { headingName } from '../types.js';
 import { clip, esc } from './escape.js';
 import { findingId, sectionId } from './ids.js';
 import { duration } from './scale.js';
@@ -45,7 +46,7 @@ export function delegationHeader(d: DelegationReport, i: number, parentLink: str
   const preview = d.status.aggregatedOutputPreview
     ? `<details class="preview"><summary>Aggregated output preview</summary><pre>${esc(d.status.aggregatedOutputPreview)}</pre></details>`
     : '';
-  return `<header class="dhead"><h2 id="${sectionId(i)}-h"><span class="kind">Delegation</span> <code class="did">${esc(d.id)}</code> ${statusPill(d)}</h2><dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`).join('')}</dl>${preview}</header>`;
+  return `<header class="dhead"><h2 id="${sectionId(i)}-h"><span class="kind">Delegation</span> <code class="did">${esc(headingName(d))}</code> ${statusPill(d)}</h2><dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`).join('')}</dl>${preview}</header>`;
 }
 
 /** Findings with links to the bars of the runs they concern. */
@@ -83,7 +84,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
     const dur = d.startedMs !== null && d.completedMs !== null ? esc(duration(d.completedMs - d.startedMs)) : '<span class="muted">–</span>';
     const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
-    return `<tr><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
+    return `<tr><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
   });
   return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }

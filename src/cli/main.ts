@@ -89,7 +89,8 @@ export async function main(io: CliIO): Promise<number> {
     const [first, second] = io.argv;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);
-    await program.parseAsync(io.argv, { from: 'user' });
+    // `help help` would be commander's root help on stderr with exit 2: it is `help`.
+    await program.parseAsync(first === 'help' && second === 'help' ? ['help'] : io.argv, { from: 'user' });
     return result.code;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -32,6 +32,8 @@ describe('unknown targets', () => {
     const list = await runMain(['help', 'list']);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^Usage: trace-delegation list \[options\]/);
+    const helpHelp = await runMain(['help', 'help']);
+    expect([helpHelp.code, helpHelp.stderr, helpHelp.stdout]).toEqual([0, '', top.stdout]);
     const bogus = await runMain(['help', 'bogus']);
     expect(bogus.code).toBe(2);
     expect(bogus.stdout).toBe('');

@@ -36,6 +36,12 @@ testCheck('retry-after-unknown', {
     },
   ],
   valid: [
+    // A fan_out retry journaled while its original had not settled: silent. delegation_retry is a
+    // verification retry (journal-format §4), so the engine had the first output and rejected it;
+    // the missing verification_failed mark is retry-unlinked's finding, as CHECKS.md folds it.
+    '../safe/retry-after-unknown-retried-unsettled.jsonl',
+    // The same retry with the original marked verification_failed first.
+    '../safe/retry-after-unknown-retried-lookalike.jsonl',
     // A fallback to another agent after a timeout; an admission timeout then the same agent; a clean
     // failure then the same agent; fork children that all started before the shared deadline expired.
     '../safe/retry-after-unknown-lookalike.jsonl',

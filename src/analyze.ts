@@ -42,6 +42,8 @@ export interface AnalyzeOptions {
   jobs?: number;
   /** `last` reads only the files modified since the newest delegation started (default true). */
   recentFirst?: boolean;
+  /** Called with the journals found, before any is read (the CLI refuses an --output onto one of them). */
+  onJournals?: (files: readonly JournalFile[]) => void;
 }
 
 export interface Analysis {
@@ -350,6 +352,7 @@ async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[];
   const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(options.env ?? process.env);
   const folders: string[] = [];
   const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders);
+  options.onJournals?.(files);
   return { roots, files, notes: folders.map(unreadableFolderNote) };
 }
 

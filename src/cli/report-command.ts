@@ -1,8 +1,9 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
+import type { JournalFile } from '../journal/discover.js';
 import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
@@ -62,6 +63,30 @@ function parseOutputs(specs: string[] = [], { FORMATTERS, FORMAT_NAMES }: Format
     seen.set(key, name);
   }
   return outputs;
+}
+
+/** An --output onto a journal the run reads would replace the evidence with a report (a typo away): refused before the scan. */
+function refuseOutputOntoJournal(outputs: readonly [string, string][], journals: readonly JournalFile[]): void {
+  if (!outputs.length) return;
+  const ids = new Map<string, string>();
+  for (const j of journals) {
+    const id = fileIdentity(j.path);
+    if (id) ids.set(id, j.display);
+  }
+  for (const [name, file] of outputs) {
+    const journal = ids.get(fileIdentity(file) ?? '');
+    if (journal !== undefined) throw new UsageError(`--output ${name}=${file} is the journal ${journal}, which this run reads: writing the report there would replace it`);
+  }
+}
+
+/** device:inode of an existing file (links and other spellings of one path agree), or null. */
+function fileIdentity(file: string): string | null {
+  try {
+    const st = statSync(file);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -146,7 +171,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   try {
     // `last` does not hold a whole tree whose modification times narrow nothing either.
     const last = indexed && !named && !flags.all;
-    prepared = await (last ? prepareLast : prepareAnalysis)({ ...analyzeOptions, onFile });
+    prepared = await (last ? prepareLast : prepareAnalysis)({ ...analyzeOptions, onFile, onJournals: (files) => refuseOutputOntoJournal(outputs, files) });
   } finally {
     progress?.finish();
   }

@@ -1,6 +1,6 @@
 // Where the journals are read from: ASTRA_SESSIONS_DIR as a user writes it (with ~), and --demo
 // never mixed with a tree of the user's; and where --output files go (written before the report).
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,5 +46,25 @@ describe('--output', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('trace-delegation: --output writes a file; standard output has the --format report (use --format json for json on standard output)\n');
+  });
+
+  it('refuses to write onto a journal the run reads, by name or through a link, and leaves it intact', async () => {
+    const tree = path.join(home, 'clobber');
+    cpSync(path.join(FIXTURES, 'sessions'), tree, { recursive: true });
+    const journal = path.join(tree, 'delegation.jsonl');
+    const before = readFileSync(journal, 'utf8');
+    symlinkSync(journal, path.join(tree, 'report.json'));
+    for (const out of [journal, path.join(tree, 'report.json')]) {
+      const r = await runMain(['--sessions', tree, '--all', '-o', `json=${out}`]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`trace-delegation: --output json=${out} is the journal ${journal}, which this run reads: writing the report there would replace it\n`);
+    }
+    expect(readFileSync(journal, 'utf8')).toBe(before);
+    // A journal of another tree is not this run's evidence: written as asked.
+    const other = path.join(home, 'other.jsonl');
+    writeFileSync(other, 'x\n');
+    expect((await runMain(['--sessions', journal, '--all', '--fail-on', 'none', '-o', `ndjson=${other}`])).code).toBe(0);
+    expect(readFileSync(other, 'utf8')).toMatch(/^\{"id"/);
   });
 });

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { CHECKS } from './checks/index.js';
 import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
-import { defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
+import { defaultRootOrigin, defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
 import { compareKeys, type EventIndex, type FileIds } from './journal/event-index.js';
 import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
@@ -349,9 +349,11 @@ function filesNaming(query: string, fileIds: readonly FileIds[], files: readonly
 
 /** The sessions roots and their journals; Limits lines for layout folders that cannot be listed. */
 async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[]; files: JournalFile[]; notes: string[] }> {
-  const roots = options.sessions?.length ? options.sessions : defaultSessionRoots(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const named = !!options.sessions?.length;
+  const roots = named ? options.sessions! : defaultSessionRoots(env);
   const folders: string[] = [];
-  const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders);
+  const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders, named ? undefined : defaultRootOrigin(env));
   options.onJournals?.(files);
   return { roots, files, notes: folders.map(unreadableFolderNote) };
 }

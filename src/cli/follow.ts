@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
-import { defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
+import { defaultRootOrigin, defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { hash53 } from '../journal/id-hash.js';
 import { humanDuration } from '../journal/time.js';
@@ -105,6 +105,8 @@ class Follower {
   /** When the replay last let the event loop run (a signal is only seen then). */
   private breathedAt = performance.now();
   private readonly roots: string[];
+  /** Where the roots came from when the user named none (the hint after a missing one). */
+  private readonly defaultOrigin: string | undefined;
   private readonly cwd: string;
   private readonly tails = new Map<string, Tail>();
   /** Digests of the delegation lines read, by `.jsonl`/`.jsonl.gz` pair with two files (see newScanner). */
@@ -181,6 +183,7 @@ class Follower {
   ) {
     const o = settings.options;
     this.roots = o.sessions?.length ? o.sessions : defaultSessionRoots(o.env ?? process.env);
+    this.defaultOrigin = o.sessions?.length ? undefined : defaultRootOrigin(o.env ?? process.env);
     this.cwd = o.cwd ?? process.cwd();
     this.nowBase = o.checkOptions?.nowMs ?? Date.now();
     this.staleAfterMs = o.checkOptions?.staleAfterMs ?? DEFAULT_CHECK_OPTIONS.staleAfterMs;
@@ -195,7 +198,7 @@ class Follower {
   }
 
   async start(): Promise<void> {
-    const files = await discoverJournals(this.roots, this.cwd);
+    const files = await discoverJournals(this.roots, this.cwd, [], this.defaultOrigin);
     for (const f of files) this.pairFiles.set(f.pairKey, (this.pairFiles.get(f.pairKey) ?? 0) + 1);
     // A long replay shows the scan's progress line on a terminal, erased before the first report.
     const progress = createProgress(this.io.stderr, { quiet: this.settings.quiet, env: this.settings.options.env });

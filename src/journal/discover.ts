@@ -1,5 +1,5 @@
 import { accessSync, constants as fsConstants, lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { homedir } from 'node:os';
+import { userInfo } from 'node:os';
 import path from 'node:path';
 import type FastGlob from 'fast-glob';
 import { createRequire } from 'node:module';
@@ -38,15 +38,32 @@ export function stopOnDescriptorExhaustion(err: unknown): void {
 
 /** `~` or `~/…` as the shell would expand it, from $HOME (a quoted path, or a variable, reaches us unexpanded). */
 export function expandHome(p: string, env: NodeJS.ProcessEnv): string {
-  const home = env.HOME || homedir();
-  if (p === '~') return home;
-  return p.startsWith('~/') ? path.join(home, p.slice(2)) : p;
+  if (p === '~') return homeFolder(env);
+  return p.startsWith('~/') ? path.join(homeFolder(env), p.slice(2)) : p;
+}
+
+/**
+ * $HOME, or the user's home from the password database when HOME is unset or empty (an empty
+ * HOME would make `~/.astra` a path relative to the working directory). Asked only when needed.
+ */
+function homeFolder(env: NodeJS.ProcessEnv): string {
+  if (env.HOME) return env.HOME;
+  let home = '';
+  try {
+    home = userInfo().homedir;
+  } catch {
+    // A uid with no passwd entry (docker run --user 12345): no home to expand.
+  }
+  if (!home) throw new InputError('cannot find the home folder (HOME is not set and the user has none): name the journals with --sessions or ASTRA_SESSIONS_DIR');
+  return home;
 }
 
 export function defaultSessionRoots(env: NodeJS.ProcessEnv): string[] {
-  if (env.ASTRA_SESSIONS_DIR) return [expandHome(env.ASTRA_SESSIONS_DIR, env)];
-  return [path.join(homedir(), '.astra', 'sessions')];
+  return [env.ASTRA_SESSIONS_DIR ? expandHome(env.ASTRA_SESSIONS_DIR, env) : path.join(homeFolder(env), '.astra', 'sessions')];
 }
+
+/** Where the default root comes from, for the hint after a missing one the user did not name. */
+export const defaultRootOrigin = (env: NodeJS.ProcessEnv): string => (env.ASTRA_SESSIONS_DIR ? 'from ASTRA_SESSIONS_DIR' : 'the default');
 
 // Without one of these characters a path cannot be a pattern, and fast-glob need not be loaded.
 const isGlob = (s: string) => /[*?[\]{}()!+@]/.test(s) && fastGlob().isDynamicPattern(s.replace(/\\/g, '/'));
@@ -58,9 +75,11 @@ const isGlob = (s: string) => /[*?[\]{}()!+@]/.test(s) && fastGlob().isDynamicPa
  * reached by several paths (symbolic links, overlapping roots) is listed once. Layout folders
  * that exist but cannot be listed are added to `unreadable` (display paths).
  */
-export async function discoverJournals(roots: string[], cwd = process.cwd(), unreadable: string[] = []): Promise<JournalFile[]> {
+export async function discoverJournals(roots: string[], cwd = process.cwd(), unreadable: string[] = [], defaultOrigin?: string): Promise<JournalFile[]> {
   // A library caller's `sessions: '/path'` would be read as its characters, one root each.
   if (!Array.isArray(roots) || roots.some((r) => typeof r !== 'string')) throw new InputError(`sessions must be a list of paths, such as ['/path/to/sessions'], not ${JSON.stringify(roots)}`);
+  // `--sessions "$DIR"` with DIR unset would otherwise read the working directory.
+  if (roots.some((r) => r.trim() === '')) throw new InputError('a sessions root is empty (an unset variable?): name a folder, file or glob, or . for the working directory');
   const display = displayPaths(cwd);
   const found = new Map<string, string>(); // real path → the path it is read under
   const realDirs = new Map<string, string>();
@@ -76,7 +95,7 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
       if (paths.length === 0) throw new InputError(`sessions glob ${root} matches no file`);
     } else {
       const kind = statKind(abs);
-      if (kind === 'missing') throw new InputError(`sessions root ${root} does not exist`);
+      if (kind === 'missing') throw new InputError(`sessions root ${root} does not exist${defaultOrigin ? ` (${defaultOrigin}; name the journals with --sessions or ASTRA_SESSIONS_DIR, or read the bundled ones with --demo)` : ''}`);
       if (kind === 'unreadable') throw new InputError(`sessions root ${root} cannot be read (permission denied)`);
       if (kind === 'loop') throw new InputError(`sessions root ${root} is a loop of symbolic links`);
       // The layouts have a fixed depth, so following links cannot loop forever.

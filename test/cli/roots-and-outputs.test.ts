@@ -17,6 +17,18 @@ describe('sessions roots', () => {
     expect(r.stdout).toMatch(/1 of 11 delegations, newest first/);
   });
 
+  it('a missing root the user did not name says where it came from and how to name another', async () => {
+    const hint = 'name the journals with --sessions or ASTRA_SESSIONS_DIR, or read the bundled ones with --demo)';
+    const bare = path.join(home, 'bare');
+    const byDefault = await runMain(['--all'], { env: { HOME: bare } });
+    expect([byDefault.code, byDefault.stderr]).toEqual([2, `trace-delegation: sessions root ${bare}/.astra/sessions does not exist (the default; ${hint}\n`]);
+    const byEnv = await runMain(['list'], { env: { HOME: bare, ASTRA_SESSIONS_DIR: '~/s' } });
+    expect(byEnv.stderr).toBe(`trace-delegation: sessions root ${bare}/s does not exist (from ASTRA_SESSIONS_DIR; ${hint}\n`);
+    // A root the user named is only said to be missing.
+    const named = await runMain(['--sessions', `${bare}/s`], { env: { HOME: bare } });
+    expect(named.stderr).toBe(`trace-delegation: sessions root ${bare}/s does not exist\n`);
+  });
+
   it('refuses --demo with --sessions: the demo would mix with the tree named', async () => {
     const r = await runMain(['--demo', '--sessions', home, '--all']);
     expect(r.code).toBe(2);

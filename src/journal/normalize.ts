@@ -27,9 +27,14 @@ export type NormalizeResult =
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
-/** Keeps the absent / null / string distinction previews need (Gen 0 has no preview keys). */
-const preview = (m: Record<string, unknown>, key: string): string | null | undefined =>
-  !(key in m) ? undefined : typeof m[key] === 'string' ? (m[key] as string) : null;
+/**
+ * Keeps the absent / null / string distinction previews need (Gen 0 has no preview keys). A
+ * preview of another type (a number, an object) is unknown, as absent is: it is not a null output.
+ */
+const preview = (m: Record<string, unknown>, key: string): string | null | undefined => {
+  const v = m[key];
+  return typeof v === 'string' ? v : v === null ? null : undefined;
+};
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -63,6 +63,18 @@ export interface Delegation {
 }
 
 export const TERMINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'verification_failed']);
+/** Sub-run states that do not settle a run (journal-format §3.2: Gen A forced them through as completions). */
+export const NON_TERMINAL_STATUSES = new Set(['created', 'running', 'waiting', 'paused']);
+
+/**
+ * Whether a completion with this status settles its run. A status that is no sub-run state (or
+ * none at all) does: the engine maps unknown results to failed (Gen C) or falls back to Failed
+ * (Gen A `from_str`), so it is a failure, never a run that "never completed".
+ */
+export const settlesRun = (status: string | null): boolean => status === null || !NON_TERMINAL_STATUSES.has(status);
+
+/** A completion status that is no sub-run state at all (`rejected`, a number, none). */
+export const isUnknownStatus = (status: string | null): boolean => status === null || (!TERMINAL_STATUSES.has(status) && !NON_TERMINAL_STATUSES.has(status));
 
 /** Final completion of a run (the last one journaled), or null when it never completed. */
 export function finalCompletion(run: SubRun): SubRunCompletedEvent | null {

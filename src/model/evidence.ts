@@ -1,15 +1,15 @@
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
-import { finalCompletion, TERMINAL_STATUSES, type Child, type Delegation, type SubRun } from './delegation.js';
+import { finalCompletion, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
 
 export type OpenCause = 'paused' | 'cancelled' | 'still running' | 'engine error' | 'crashed' | 'unknown';
 
-/** Terminal completions only: a Gen A `paused` completion does not settle a run. */
+/** Terminal completions only: a Gen A `paused` (or `waiting`) completion does not settle a run. */
 export function terminalCompletions(run: SubRun) {
-  return run.completions.filter((c) => c.status !== null && TERMINAL_STATUSES.has(c.status));
+  return run.completions.filter((c) => settlesRun(c.status));
 }
 
 /**
@@ -100,9 +100,9 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
 /** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */
 export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
   const pause = lastMarker(run, 'pause');
-  const pausedCompletion = run.completions.find((c) => c.status === 'paused');
+  const pausedCompletion = run.completions.find((c) => c.status === 'paused' || c.status === 'waiting');
   if (pause) return { cause: 'paused', detail: 'a pause marker names it', evidence: [loc(pause)] };
-  if (pausedCompletion) return { cause: 'paused', detail: 'a Gen A completion says paused, which is not terminal', evidence: [loc(pausedCompletion)] };
+  if (pausedCompletion) return { cause: 'paused', detail: `a Gen A completion says ${pausedCompletion.status}, which is not terminal`, evidence: [loc(pausedCompletion)] };
   if (d.completed?.aggregatedStatus === 'unfinished') return { cause: 'paused', detail: 'the delegation ended unfinished', evidence: [loc(d.completed)] };
   const cancel = lastMarker(run, 'cancel_requested');
   if (cancel) return { cause: 'cancelled', detail: 'cancel was requested and no cancelled completion followed', evidence: [loc(cancel)] };

@@ -1,7 +1,7 @@
 import type { Finding } from '../checks/types.js';
 import { instantToIso } from '../journal/time.js';
 import type { FileStats, Instant, JournalEvent } from '../journal/types.js';
-import { finalCompletion, type Delegation, type SubRun } from '../model/delegation.js';
+import { finalCompletion, isUnknownStatus, type Delegation, type SubRun } from '../model/delegation.js';
 import { hasSubRunEvents, loc } from '../model/evidence.js';
 import { expectationFor } from '../model/expected.js';
 import { sortEvents } from '../model/group.js';
@@ -118,6 +118,13 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   // Loops, not push(...list): a spread passes each item as an argument, and a delegation can
   // carry 100,000s of notes (one per repeated delegation_started), past the call stack's limit.
   for (const note of d.notes) out.push(note);
+  for (const run of d.runs.values()) {
+    for (const c of run.completions) {
+      if (!isUnknownStatus(c.status)) continue;
+      const status = c.status === null ? 'is missing or not a string' : `${JSON.stringify(c.status)} is no sub-run state`;
+      out.push(`Sub-run ${run.runId}: its completion's status ${status} (${c.file}:${c.line}); it is counted as a failure, as the engine counts an unknown result.`);
+    }
+  }
   const untimed = d.events.filter((e) => !e.time).length;
   if (untimed > 0) out.push(`${untimed} ${untimed === 1 ? 'event has' : 'events have'} a timestamp that does not parse; ordered by file position.`);
   for (const f of d.files) {
@@ -135,7 +142,8 @@ export function fileLimits(st: FileStats, { partial = true }: { partial?: boolea
   if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
   if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line has' : 'lines have'} a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
   if (st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
-  if (partial && st.partialLines > 0) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
+  // A read that failed part-way (a corrupt archive) already says where it stopped.
+  if (partial && st.partialLines > 0 && !st.error) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
   if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);
   return out;
 }

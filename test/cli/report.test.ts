@@ -209,7 +209,7 @@ const CASES: Case[] = [
     args: [],
     env: { HOME: emptyHome, ASTRA_SESSIONS_DIR: undefined },
     code: 2,
-    stderr: `trace-delegation: sessions root ${path.join(emptyHome, '.astra', 'sessions')} does not exist\n`,
+    stderr: `trace-delegation: sessions root ${path.join(emptyHome, '.astra', 'sessions')} does not exist (the default; name the journals with --sessions or ASTRA_SESSIONS_DIR, or read the bundled ones with --demo)\n`,
   },
   {
     name: 'ASTRA_SESSIONS_DIR replaces the default root',

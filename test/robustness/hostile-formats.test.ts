@@ -85,7 +85,11 @@ describe('the hostile fixture', () => {
     expect(doc.delegations.map((d) => d.id).sort()).toEqual([DA, DB, DC].sort());
     const messages = allFindings().map((f) => f.message).join('\n');
     // Findings quote agents, run ids and errors: the text each format must then neutralize.
-    for (const s of [A1, A3, R_HOST, P.img]) expect(messages.includes(s), JSON.stringify(s)).toBe(true);
+    for (const s of [A1, A3, P.img]) expect(messages.includes(s), JSON.stringify(s)).toBe(true);
+    // The hostile run's completion has a hostile status, no sub-run state: a Limits line quotes both.
+    const limits = doc.delegations.flatMap((d) => (d as unknown as { limits: string[] }).limits).join('\n');
+    const line = limits.split('\n').find((l) => l.startsWith(`Sub-run ${R_HOST}: its completion's status `));
+    expect(line).toContain(JSON.stringify(P.img).slice(1, -1));
   });
 });
 

@@ -11,7 +11,7 @@ export const totalsMismatch: Check = {
     description: 'delegation_completed totals disagree with the folded child set.',
     symptom: 'Wrong aggregate',
     docs: {
-      why: 'total_sub_runs, succeeded and failed are what the parent reads; if they disagree with the children the journal shows (retries folded), the parent decided on wrong numbers.',
+      why: 'total_sub_runs, succeeded and failed are what the parent reads; if they disagree with the children the journal shows (retries folded), the parent decided on wrong numbers. Results with no events are legitimate for expected children that never started (setup failures) and, in a fork, for one synthetic launch_failure result: those are info, with the arithmetic.',
       example: 'two children journaled, one completed and one failed\ndelegation_completed total_sub_runs 2 succeeded 2 failed 0',
       reportLine: '- [error] totals-mismatch: succeeded is 2 but 1 child succeeded (completed without error); failed is 0 but 1 result did not succeed (j.jsonl:9)',
       fix: 'Check DelegationResult::from_results and which AgentResults reached it; retried originals must not be counted, and setup failures must be counted in failed.',
@@ -26,13 +26,16 @@ export const totalsMismatch: Check = {
     const ok = d.children.filter((ch) => succeededAtJoin(ch.final, c, d)).length;
     const rest = children - ok;
     const extra = c.totalSubRuns !== null ? c.totalSubRuns - children : 0;
-    // Results without events can only be expected children that never started (setup or launch failures).
+    // Results without events can only be expected children that never started (setup or launch
+    // failures), and for a fork one more: the synthetic launch_failure result (journal-format §8.9).
     const unstarted = e.count !== null ? Math.max(0, e.count - startedChildren(d).length) : Infinity;
+    const launchFailure = d.pattern === 'fork' ? 1 : 0;
     const problems: string[] = [];
     if (c.totalSubRuns !== null && extra < 0) problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded)`);
-    if (extra > unstarted) {
+    if (extra > unstarted + launchFailure) {
       const retried = d.children.filter((ch) => ch.attempts.length > 1).flatMap((ch) => ch.attempts.slice(0, -1).map((r) => r.runId));
-      const why = unstarted === 0 ? 'every expected child started' : `only ${plural(unstarted, 'expected child', 'expected children')} never started`;
+      const started = unstarted === 0 ? 'every expected child started' : `only ${plural(unstarted, 'expected child', 'expected children')} never started`;
+      const why = launchFailure ? `${started} (a fork adds at most one launch_failure result)` : started;
       const hint = retried.length > 0 ? `; retried ${retried.length === 1 ? 'original' : 'originals'} ${retried.join(', ')} must not be counted` : '';
       problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded) and ${why}, so ${extra} extra ${extra === 1 ? 'result is' : 'results are'} unexplained${hint}`);
     }

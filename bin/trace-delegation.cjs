@@ -17,6 +17,15 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// --follow exits 0 on Ctrl-C or SIGTERM, also while the CLI is still loading (before follow mode
+// installs its own handlers, which take these off): Node's default would be exit 130 or 143.
+if (process.argv.includes('--follow')) {
+  const early = () => process.exit(0);
+  early.untilFollowStarts = true;
+  process.once('SIGINT', early);
+  process.once('SIGTERM', early);
+}
+
 const bundle = path.join(__dirname, '..', 'dist', 'bundle');
 const loaded = existsSync(path.join(bundle, 'main.cjs')) ? require('./load-bundle.cjs').loadBundle(bundle) : null;
 const entry = loaded ? Promise.resolve(loaded.exports) : import('../dist/cli/main.js');

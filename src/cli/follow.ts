@@ -82,8 +82,12 @@ export async function runFollow(target: string | undefined, io: CliIO, settings:
     follower.stopRequested = true;
     stopped();
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, stop);
+    // The binary's exit-0 handlers for the start-up (bin/trace-delegation.cjs) give way to ours,
+    // after ours is added: a signal with no listener left for a moment would be dropped.
+    for (const l of process.listeners(signal)) if ((l as { untilFollowStarts?: boolean }).untilFollowStarts) process.removeListener(signal, l);
+  }
   settings.signal?.addEventListener('abort', stop, { once: true });
   if (settings.signal?.aborted) stop();
   try {

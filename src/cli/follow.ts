@@ -51,6 +51,8 @@ interface Tail {
   mtimeMs: number;
   /** Its first bytes as read (up to HEAD_BYTES): different bytes there mean it was rewritten, not appended to. */
   head?: Buffer;
+  /** The last bytes read (up to HEAD_BYTES before `offset`): different bytes there mean an earlier line changed length or content. */
+  last?: Buffer;
   /** The file's identity when last read: another one under the same name (moved into place) is read from the start. */
   dev?: number;
   ino?: number;
@@ -480,7 +482,7 @@ class Follower {
     if (seen) for (const [digest, file] of seen) if (file === tail.fileIndex) seen.delete(digest);
     tail.scanner = this.newScanner(tail.file, tail.fileIndex);
     tail.offset = 0;
-    tail.head = undefined;
+    tail.head = tail.last = undefined;
   }
 
   /** Reads what was appended since the last look (only new bytes; a line waits for its newline). */
@@ -507,6 +509,8 @@ class Follower {
     tail.dev = st.dev;
     tail.ino = st.ino;
     if (st.size === tail.size && st.mtimeMs === tail.mtimeMs && !replaced) return;
+    // Written again with no byte added: not an append (journals only grow), so a rewrite in place.
+    const rewrittenSameSize = st.size === tail.size && tail.offset > 0 && tail.offset === st.size && !replaced;
     const first = tail.size < 0;
     const unreadUpTo = tail.unreadUpTo;
     tail.unreadUpTo = undefined;
@@ -542,8 +546,9 @@ class Follower {
     }
     const { fd } = opened;
     try {
-      // Rewritten in place (same file, now as large or larger: `cp` over it): its first bytes changed.
-      if (opened.size < tail.offset || (tail.offset > 0 && tail.head && !startsWith(fd, tail.head))) this.reset(tail);
+      // Rewritten in place (same file, now as large or larger: `cp` over it, an editor's save): its
+      // first bytes, or the last ones read, changed, or it was written with no byte added.
+      if (opened.size < tail.offset || rewrittenSameSize || (tail.offset > 0 && ((tail.head && !startsWith(fd, tail.head)) || (tail.last && !endsAt(fd, tail.offset, tail.last))))) this.reset(tail);
       if (unreadUpTo !== undefined) {
         // First what it held when the replay ended (its lines count for the line numbers too), as replay.
         tail.offset = readPlainInto(fd, tail.scanner, 0, unreadUpTo);
@@ -551,6 +556,7 @@ class Follower {
       }
       tail.offset = readPlainInto(fd, tail.scanner, tail.offset);
       if (!tail.head || tail.head.length < HEAD_BYTES) tail.head = readHead(fd, Math.min(HEAD_BYTES, tail.offset));
+      tail.last = readAt(fd, Math.max(0, tail.offset - HEAD_BYTES), tail.offset);
       tail.scanner.stats.error = null;
     } catch (err) {
       tail.scanner.stats.error = describeError(err);
@@ -902,6 +908,18 @@ function readHead(fd: number, n: number): Buffer {
 /** Whether the open file still starts with `head`. */
 function startsWith(fd: number, head: Buffer): boolean {
   return readHead(fd, head.length).equals(head);
+}
+
+/** Bytes `from` to `to` of the open file (fewer if it is shorter now). */
+function readAt(fd: number, from: number, to: number): Buffer {
+  const buf = Buffer.alloc(to - from);
+  const got = readSync(fd, buf, 0, buf.length, from);
+  return buf.subarray(0, got);
+}
+
+/** Whether the open file still holds `last` just before `offset`. */
+function endsAt(fd: number, offset: number, last: Buffer): boolean {
+  return readAt(fd, offset - last.length, offset).equals(last);
 }
 
 function newestEventMs(d: Delegation): number | null {

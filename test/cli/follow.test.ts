@@ -409,6 +409,25 @@ describe('--follow', () => {
     for (const d of printed) expect(d.findings.filter((x: { severity: string }) => x.severity !== 'info'), d.id).toEqual([]);
   });
 
+  it('reads a journal rewritten in place with its first bytes kept from the start: same size, or a shorter line then an append', async () => {
+    const { file, f } = await followingOne('d-a');
+    // Same size, one value changed in the middle (same inode, first bytes kept): written again with no byte added.
+    const before = readFileSync(file, 'utf8');
+    const failed = before.replace('"aggregated_status":"completed"', '"aggregated_status":"failed"   ');
+    expect(failed.length).toBe(before.length);
+    writeFileSync(file, failed);
+    await f.waitFor(/"id":"d-a"[\s\S]*"id":"d-a"/);
+    // An earlier line 3 bytes shorter, and a new delegation after it: the old offset falls inside a line.
+    writeFileSync(file, failed.replace('"aggregated_status":"failed"   ', '"aggregated_status":"failed"') + journal(...whole('d-b')));
+    await f.waitFor(/"id":"d-b"/);
+    await sleep(300);
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(printed.map((d: { id: string; status: { aggregated: string } }) => `${d.id} ${d.status.aggregated}`)).toEqual(['d-a completed', 'd-a failed', 'd-b completed']);
+    const all = spawnSync(process.execPath, [BIN, '--sessions', path.dirname(file), '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: path.dirname(file), encoding: 'utf8' });
+    expect(printed.slice(1)).toEqual(all.stdout.trim().split('\n').map((l) => JSON.parse(l)));
+  });
+
   it('does not double a live journal\'s events when its .jsonl.gz archive is written beside it in steps', async () => {
     const dir = tree();
     const t0 = Date.now() - 60_000; // recent: not stale when the replay ends

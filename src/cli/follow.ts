@@ -33,6 +33,8 @@ export interface FollowSettings {
   failOn: Severity | 'none';
   /** Polling period, the fallback when file-system events are missed (default 1000 ms). */
   pollMs?: number;
+  /** Watch the tree for file-system events (default true); false polls only, as on a file system that sends none. */
+  watch?: boolean;
   /** Stops following (in-process callers; the CLI stops on SIGINT / SIGTERM). */
   signal?: AbortSignal;
   /** No "following …" notice on stderr once the replay is done. */
@@ -65,8 +67,16 @@ interface Tail {
 
 /** Least time between two evaluations (regrouping what changed, printing what completed). */
 const MIN_EVALUATION_GAP_MS = 200;
-/** Rediscover the tree (new sessions, new owner folders) every this many polls without a directory event. */
+/**
+ * Rediscover the tree (new sessions, new owner folders) every this many polls without a directory
+ * event, and one more poll for every 1,000 journals: listing 20,000 of them takes ≈ 25 ms.
+ */
 const REDISCOVER_EVERY = 5;
+const rediscoverEvery = (files: number) => REDISCOVER_EVERY + Math.floor(files / 1000);
+/** Files each poll looks at beyond those with news, in turn: idle polling costs the same on 400 journals as on 20,000. */
+const POLL_SLICE = 256;
+/** A file that changed this recently is looked at on every poll and every watch event. */
+const ACTIVE_MS = 10 * 60_000;
 
 /**
  * `--follow [target]`: replays what the journals hold, then watches the tree. Each followed
@@ -159,6 +169,16 @@ class Follower {
   private readonly lateReplay = new Set<JournalEvent>();
   private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | null = null;
+  /** Files a watch event named since the last look. */
+  private readonly dirty = new Set<string>();
+  /** A watch event named no file (or one not followed): the next look takes every file. */
+  private lookAtAll = false;
+  /** The poll's turn: the next look also takes the next POLL_SLICE files in turn. */
+  private sweepWanted = false;
+  private sweepOrder: Tail[] | null = null;
+  private sweepAt = 0;
+  /** Files that changed lately (or could not be read), with when: looked at every time. */
+  private readonly active = new Map<Tail, number>();
   private kickTimer: NodeJS.Timeout | null = null;
   private polls = 0;
   private lastEvaluation = 0;
@@ -238,7 +258,10 @@ class Follower {
     this.replayKeys = new Set(this.delegations.map((d) => d.key));
     this.watchTree();
     const pollMs = this.settings.pollMs ?? 1000;
-    this.timer = setInterval(() => this.kick(++this.polls % REDISCOVER_EVERY === 0), pollMs);
+    this.timer = setInterval(() => {
+      this.sweepWanted = true;
+      this.kick(++this.polls % rediscoverEvery(this.tails.size) === 0);
+    }, pollMs);
     this.fileCount = files.length;
   }
 
@@ -357,7 +380,7 @@ class Follower {
           for (const f of files) if (!this.tails.has(f.path)) await this.add(f);
           this.watchTree();
         }
-        for (const tail of this.tails.values()) await this.update(tail);
+        for (const tail of this.tailsToLookAt()) await this.update(tail);
         await this.reread();
         this.collect();
         // Regrouping the changed groups of delegations: at most a few times a second, however busy the writers.
@@ -368,6 +391,37 @@ class Follower {
     } finally {
       this.busy = false;
     }
+  }
+
+  /**
+   * The files to look at now: those a watch event named, those that changed in the last
+   * ACTIVE_MS, and on a poll the next POLL_SLICE of the others in turn (a file system without
+   * watch events still has every file looked at, at least every files / POLL_SLICE polls).
+   */
+  private tailsToLookAt(): Tail[] {
+    if (this.lookAtAll) {
+      this.lookAtAll = this.sweepWanted = false;
+      this.dirty.clear();
+      return [...this.tails.values()];
+    }
+    const out = new Set<Tail>();
+    for (const p of this.dirty) {
+      const tail = this.tails.get(p);
+      if (tail) out.add(tail);
+    }
+    this.dirty.clear();
+    const now = Date.now();
+    for (const [tail, at] of this.active) {
+      if (now - at > ACTIVE_MS || this.tails.get(tail.file.path) !== tail) this.active.delete(tail);
+      else out.add(tail);
+    }
+    if (this.sweepWanted) {
+      this.sweepWanted = false;
+      const order = (this.sweepOrder ??= [...this.tails.values()]);
+      for (let n = Math.min(POLL_SLICE, order.length); n > 0; n--) out.add(order[this.sweepAt++ % order.length]);
+      this.sweepAt %= Math.max(1, order.length);
+    }
+    return [...out];
   }
 
   /**
@@ -509,6 +563,7 @@ class Follower {
     tail.dev = st.dev;
     tail.ino = st.ino;
     if (st.size === tail.size && st.mtimeMs === tail.mtimeMs && !replaced) return;
+    if (!this.replaying) this.active.set(tail, Date.now()); // the replay's first read is no news
     // Written again with no byte added: not an append (journals only grow), so a rewrite in place.
     const rewrittenSameSize = st.size === tail.size && tail.offset > 0 && tail.offset === st.size && !replaced;
     const first = tail.size < 0;
@@ -631,6 +686,7 @@ class Follower {
 
   /** Watches the roots and every journal folder; polling covers what events miss. */
   private watchTree(): void {
+    if (this.settings.watch === false) return;
     const dirs = new Set<string>();
     for (const root of this.roots) {
       const abs = path.resolve(this.cwd, root);
@@ -660,7 +716,15 @@ class Follower {
       if (this.watchers.has(dir)) continue;
       try {
         // 'rename' is a file created or removed: look for new journals; 'change' is an append.
-        const w = watch(dir, { persistent: false }, (event) => this.kick(event === 'rename'));
+        const w = watch(dir, { persistent: false }, (event, name) => {
+          // The journal it names is looked at. Another file's change is none of ours; a journal
+          // not followed yet (or spelt another way), or no name at all, means a look at everything.
+          const file = name ? path.join(dir, name.toString()) : null;
+          const known = file !== null && this.tails.has(file);
+          if (known) this.dirty.add(file);
+          else if (file === null || /\.jsonl(\.gz)?$/.test(file)) this.lookAtAll = true;
+          this.kick(event === 'rename' || (!known && file !== null && /\.jsonl(\.gz)?$/.test(file)));
+        });
         w.on('error', () => {
           w.close();
           this.watchers.delete(dir);
@@ -675,6 +739,7 @@ class Follower {
   private setTail(path: string, tail: Tail): void {
     this.tails.set(path, tail);
     this.tailsByDisplay = null;
+    this.sweepOrder = null;
   }
 
   /** The stats of the journals named (display paths), in the order the tails were added. */

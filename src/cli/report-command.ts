@@ -117,11 +117,12 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
     const env = io.env ?? process.env;
     const pollMs = Number(env.TRACE_DELEGATION_POLL_MS) || undefined;
+    const watch = env.TRACE_DELEGATION_WATCH !== '0'; // 0: poll only (a file system whose events never come)
     const sleepAfter = env.TRACE_DELEGATION_SLEEP_AFTER_MS;
     const sleepAfterMs = sleepAfter !== undefined && sleepAfter !== '' && Number.isFinite(Number(sleepAfter)) && Number(sleepAfter) >= 0 ? Number(sleepAfter) : undefined; // 0: sleep at once
     // Loaded on use: follow mode brings file watching and gzip with it.
     const { runFollow } = await import('./follow.js');
-    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, sleepAfterMs, quiet: flags.quiet });
+    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, watch, sleepAfterMs, quiet: flags.quiet });
   }
   if (fromStdin) rejectSessionsWithStdin(flags);
   const analyzeOptions: AnalyzeOptions = {

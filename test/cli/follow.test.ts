@@ -428,6 +428,23 @@ describe('--follow', () => {
     expect(printed.slice(1)).toEqual(all.stdout.trim().split('\n').map((l) => JSON.parse(l)));
   });
 
+  it('without watch events, polls every file in turn: a quiet one among 700 is read within a few polls', async () => {
+    const dir = tree();
+    for (let i = 0; i < 700; i++) writeFileSync(path.join(dir, `s-${String(i).padStart(3, '0')}.jsonl`), i === 0 ? journal(...whole('d-first')) : '');
+    const f = follow(dir, ['--format', 'ndjson'], { TRACE_DELEGATION_WATCH: '0', TRACE_DELEGATION_POLL_MS: '50' });
+    await f.waitFor(READY, 45_000, 'stderr');
+    // Files that changed lately are looked at every poll; these were only read by the replay.
+    appendFileSync(path.join(dir, 's-350.jsonl'), journal(...whole('d-quiet-middle')));
+    appendFileSync(path.join(dir, 's-699.jsonl'), journal(...whole('d-quiet-last')));
+    await f.waitFor(/"id":"d-quiet-middle"/);
+    await f.waitFor(/"id":"d-quiet-last"/);
+    // A file that just changed is now looked at every poll: its next append comes at the next one.
+    appendFileSync(path.join(dir, 's-350.jsonl'), journal(...whole('d-active')));
+    await f.waitFor(/"id":"d-active"/, 2_000);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id).sort()).toEqual(['d-active', 'd-first', 'd-quiet-last', 'd-quiet-middle']);
+  });
+
   it('does not double a live journal\'s events when its .jsonl.gz archive is written beside it in steps', async () => {
     const dir = tree();
     const t0 = Date.now() - 60_000; // recent: not stale when the replay ends
@@ -628,8 +645,8 @@ describe('--follow', () => {
   });
 
   it('says so when replayed lines are no longer where they were (rewritten, not detected), and keeps following', async () => {
-    // Rewritten in place with the same first bytes and a larger size, it looks appended to: the
-    // replayed lines of d-x that a late event needs are not at their offsets any more.
+    // Rewritten in place with the same first bytes, the same bytes before the old end and a larger
+    // size, it looks appended to: d-x's start line, which a late event needs, is no event any more.
     const dir = tree();
     const head = JSON.stringify({ type: 'llm_round', ts: iso(), session_id: 'x', metadata: { text: 'x'.repeat(300) } });
     const file = path.join(dir, 's-1.jsonl');
@@ -637,7 +654,10 @@ describe('--follow', () => {
     writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-stays')));
     const f = follow(dir, ['--format', 'ndjson']);
     await f.waitFor(READY, 45_000, 'stderr');
-    writeFileSync(file, `${head}\n${journal(...whole('d-y-with-a-much-longer-delegation-id'), ...whole('d-x'))}`);
+    const replayed = readFileSync(file, 'utf8');
+    const changed = replayed.replace('"type":"delegation_started"', '"type":"delegation_startex"');
+    expect(changed).not.toBe(replayed);
+    writeFileSync(file, `${changed}${journal(...whole('d-y'))}`);
     await sleep(400);
     appendFileSync(path.join(dir, 's-2.jsonl'), journal(subDone('d-x')));
     await f.waitFor(/\d+ replayed lines? could not be read back \(the journal was removed or rewritten since\): reports leave (it|them) out\n/, 45_000, 'stderr');

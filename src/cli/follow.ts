@@ -169,6 +169,10 @@ class Follower {
   private readonly lateReplay = new Set<JournalEvent>();
   private readonly watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | null = null;
+  /** The id a prefix target resolved to once the replay was over (null: not a prefix, or not yet). */
+  private prefixId: string | null = null;
+  /** Other ids the prefix came to match, already named on stderr. */
+  private readonly prefixOthers = new Set<string>();
   /** Files a watch event named since the last look. */
   private readonly dirty = new Set<string>();
   /** A watch event named no file (or one not followed): the next look takes every file. */
@@ -773,9 +777,33 @@ class Follower {
       const newer = (d: Delegation) => this.newestKeyAtReplay === null || compareKeys(orderKey(d), this.newestKeyAtReplay) > 0;
       return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key) && d.started !== null && newer(d)));
     }
+    // A prefix stays on the id it first resolved to: a later id with the same prefix (which makes
+    // the plain command call it ambiguous) is named on stderr, not followed in silence.
+    if (this.prefixId !== null) return this.followedPrefix(t, all);
     const r = resolveTarget(t, all, this.sessionFiles());
-    if (r.ok) return r.delegations;
+    if (r.ok) {
+      if (r.prefixOf !== undefined && !this.replaying) this.prefixId = r.prefixOf;
+      return r.delegations;
+    }
+    if (r.reason === 'ambiguous' && this.replayKeys !== null) {
+      // Several appeared at once after the replay: the one that started first is followed.
+      this.prefixId = r.candidates[0].id;
+      return this.followedPrefix(t, all);
+    }
     return r.reason === 'ambiguous' ? r.candidates : [];
+  }
+
+  /** The delegations of the id the prefix target resolved to; other ids it now matches are named once. */
+  private followedPrefix(t: string, all: Delegation[]): Delegation[] {
+    const id = this.prefixId!;
+    const r = resolveTarget(id, all, this.sessionFiles());
+    const others = new Set(all.filter((d) => d.id !== id && d.id.startsWith(t)).map((d) => d.id));
+    for (const other of others) {
+      if (this.prefixOthers.has(other)) continue;
+      this.prefixOthers.add(other);
+      this.io.stderr.write(`trace-delegation: ${safeTerminalText(t)} now also matches delegation ${safeTerminalText(other)}; still following ${safeTerminalText(id)} (name the other in full to follow it)\n`);
+    }
+    return r.ok ? r.delegations : [];
   }
 
   /** Session id → the journal files followed for it (a session target names them). */

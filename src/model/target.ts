@@ -7,7 +7,7 @@ import { delegationTree } from './group.js';
 export type TargetKind = 'delegation' | 'parent-run' | 'session' | 'prefix' | 'last' | 'all';
 
 export type TargetResult =
-  | { ok: true; kind: TargetKind; delegations: Delegation[] }
+  | { ok: true; kind: TargetKind; delegations: Delegation[]; /** For a prefix: the one id it resolved to. */ prefixOf?: string }
   | { ok: false; reason: 'ambiguous'; candidates: Delegation[] }
   | { ok: false; reason: 'unknown' }
   | { ok: false; reason: 'empty' };
@@ -93,7 +93,7 @@ export function resolveTarget(query: string | undefined, delegations: Delegation
   if (bySession.length) return { ok: true, kind: 'session', delegations: withNested(bySession) };
   const byPrefix = delegations.filter(rules.prefix);
   const ids = new Set(byPrefix.map((d) => d.id));
-  if (ids.size === 1) return { ok: true, kind: 'prefix', delegations: withNested(byPrefix) };
+  if (ids.size === 1) return { ok: true, kind: 'prefix', delegations: withNested(byPrefix), prefixOf: byPrefix[0].id };
   if (ids.size > 1) return { ok: false, reason: 'ambiguous', candidates: byPrefix.sort(delegationOrder) };
   return { ok: false, reason: 'unknown' };
 }

@@ -764,6 +764,36 @@ describe('--follow', () => {
     expect(f.err()).toBe('trace-delegation: target d-ab is ambiguous: it is a prefix of 2 delegation ids\n  d-ab1\n  d-ab2\n');
   });
 
+  it('keeps a prefix on the id it resolved to: a later id with the same prefix is named on stderr, not followed', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, journal(...whole('d-ab1')));
+    const f = follow(dir, ['d-ab', '--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    appendFileSync(file, journal(...whole('d-ab2'), ...whole('d-other')));
+    await f.waitFor(/d-ab now also matches delegation d-ab2; still following d-ab1 \(name the other in full to follow it\)\n/, 10_000, 'stderr');
+    // A late event of the one it follows is still reported.
+    appendFileSync(file, journal(subDone('d-ab1')));
+    await f.waitFor(/"id":"d-ab1"[\s\S]*"id":"d-ab1"/);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-ab1', 'd-ab1']);
+    expect(f.err().match(/now also matches/g)).toHaveLength(1);
+  });
+
+  it('a prefix that matched nothing at the replay follows the first id that appears, and names the others', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, journal(...whole('d-other')));
+    const f = follow(dir, ['d-cd', '--format', 'ndjson']);
+    await f.waitFor(/nothing matches d-cd yet/, 45_000, 'stderr');
+    appendFileSync(file, journal(...whole('d-cd1'), ...whole('d-cd2')));
+    await f.waitFor(/d-cd now also matches delegation d-cd2; still following d-cd1/, 10_000, 'stderr');
+    await f.waitFor(/"id":"d-cd1"/);
+    await sleep(300);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-cd1']);
+  });
+
   it('refuses standard input and --output with one sentence', async () => {
     const dir = tree();
     for (const args of [['--stdin'], ['--output', `json=${path.join(dir, 'x.json')}`]]) {

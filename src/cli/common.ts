@@ -19,7 +19,7 @@ export function addScanOptions(cmd: Command): Command {
       .option('--sessions <dir|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
       .option('--stdin', 'read one journal from standard input, plain or gzip (same as target -)')
       .option('--demo', 'read the bundled demo journals (fixtures/sessions) instead of ~/.astra/sessions'),
-  ).option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none', undefined);
+  ).option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none (default error)', undefined);
 }
 
 /** How findings are judged: rule overrides, config file, thresholds and "now" (shared with `check`). */
@@ -32,7 +32,7 @@ export function addAnalysisOptions(cmd: Command): Command {
     .option('--max-attempts <n>', 'retry-attempt-gap: total attempts the gate allows (default 2)')
     .option('--stale-after <duration>', 'an open delegation newer than this is still running (default 10m)')
     .option('--clock-skew <duration>', 'time-order: allowed lead before the delegation start (default 1s)')
-    .addOption(new Option('--now <timestamp>', 'evaluate "still running" against this RFC 3339 time (reproducible runs)'));
+    .addOption(new Option('--now <timestamp>', 'evaluate "still running" against this RFC 3339 time (reproducible runs; also TRACE_DELEGATION_NOW)'));
 }
 
 export interface ScanFlags {

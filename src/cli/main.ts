@@ -18,8 +18,13 @@ const HELP_FOOTER = `
 Targets: a delegation id, a unique prefix of one, a parent run id, a session id, or last
 (the default). Use - or --stdin to read one journal from standard input.
 
-Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error.
-check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.`;
+Environment: ASTRA_SESSIONS_DIR (the default --sessions), TRACE_DELEGATION_NOW (--now),
+NO_COLOR.
+
+Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error
+(list too: it exits 1 when a delegation it shows has such a finding).
+check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.
+contract validate: 0 a valid plan, 1 findings at or above --fail-on, 2 a plan that cannot be read.`;
 
 function buildProgram(io: CliIO, result: { code: number }): Command {
   const program = new Command('trace-delegation');
@@ -49,7 +54,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
       result.code = await runReport(target, flags, io, contract);
     });
 
-  addScanOptions(program.command('list').description('table of recent delegations, newest first'))
+  addScanOptions(program.command('list').description('table of recent delegations, newest first (exit 1 when one shown has a finding at or above --fail-on)'))
     .option('--limit <n>', 'how many delegations', '20')
     .option('--events', 'print the event listing: ts | type | delegation id | run id | file:line')
     .option('-f, --format <name>', 'text (a table; delegation ids cut, and a cut one works as a target) or json (whole ids, for jq)', 'text')

@@ -254,7 +254,11 @@ function realPath(p: string): string {
 function statKind(p: string): 'missing' | 'unreadable' | 'loop' | 'file' | 'dir' {
   try {
     const st = statSync(p);
-    if (!st.isDirectory()) return 'file';
+    if (!st.isDirectory()) {
+      // A journal named as the root that cannot be read is the user's input error, as a folder is.
+      accessSync(p, fsConstants.R_OK);
+      return 'file';
+    }
     // stat works on a directory we may not list; fast-glob would then find nothing, silently.
     accessSync(p, fsConstants.R_OK | fsConstants.X_OK);
     return 'dir';

@@ -251,6 +251,25 @@ describe('files that cannot be read', () => {
     expectHealthy(r, 'unreadable file');
     expectReported(r.stdout, root);
   });
+
+  it('an unreadable journal named as the root is exit 2 in one sentence, as an unreadable folder is', async (ctx) => {
+    const { locked } = unreadableTree();
+    const args = ['--sessions', locked, '--all'];
+    const want = `trace-delegation: sessions root ${locked} cannot be read (permission denied)\n`;
+    if (process.getuid?.() === 0) {
+      const nobody = 65534;
+      try {
+        execFileSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: nobody, gid: nobody, stdio: 'ignore' });
+      } catch {
+        ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
+      }
+      const r = await runBinWithin(args, 20_000, { uid: nobody });
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', want]);
+      return;
+    }
+    const r = await runMain(args);
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', want]);
+  });
 });
 
 describe('entries that are not journal files', () => {

@@ -85,8 +85,12 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
     const st = files.get(f);
     if (st?.lastTime && (!newest || diffMs(st.lastTime, newest.st.lastTime!) > 0)) newest = { file: f, st };
   }
-  if (newest && nowMs - newest.st.lastTime!.ms < staleAfterMs)
-    return { cause: 'still running', detail: `the newest line in its files is ${Math.round((nowMs - newest.st.lastTime!.ms) / 1000)}s old`, evidence: [{ file: newest.file, line: newest.st.lastLine }] };
+  if (newest && nowMs - newest.st.lastTime!.ms < staleAfterMs) {
+    const age = Math.round((nowMs - newest.st.lastTime!.ms) / 1000);
+    // A --now before the journal's newest line: no negative age.
+    const detail = age < 0 ? `the newest line in its files is ${-age}s after --now` : `the newest line in its files is ${age}s old`;
+    return { cause: 'still running', detail, evidence: [{ file: newest.file, line: newest.st.lastLine }] };
+  }
   const lastLineByFile = new Map<string, number>();
   for (const e of d.events) lastLineByFile.set(e.file, Math.max(lastLineByFile.get(e.file) ?? 0, e.line));
   for (const [file, line] of lastLineByFile) {

@@ -3,6 +3,16 @@ import { testCheck } from './harness.js';
 testCheck('silent-failure', {
   invalid: [
     {
+      // Pushback from downstream passed on as a completed output (seed 002): 429, 503, a rate limit, a quota.
+      fixture: '../safe/silent-failure-pushback.jsonl',
+      findings: ['Rate limit exceeded (HTTP 429)', 'Too many requests', 'Service temporarily unavailable', 'HTTP 503 from', 'Quota exceeded'].map((text, i) => ({
+        severity: 'info' as const,
+        delegation: 'd-pushback',
+        messageIncludes: `sub-run d-pushback-a${i + 1} (agent a${i + 1}) is completed but its output reads as pushback passed on as text ("${text}`,
+        evidenceLines: [`silent-failure-pushback.jsonl:${7 + i}`],
+      })),
+    },
+    {
       fixture: '../safe/silent-failure.jsonl',
       findings: [
         {
@@ -57,5 +67,7 @@ testCheck('silent-failure', {
     // Gen 0 (no output_preview key); "Error handling refactored …" and "Partition keys …" only look
     // like failure reports; a loud failure (status failed); a retried original with an empty output.
     '../safe/silent-failure-lookalike.jsonl',
+    // Rate limiting added, "429 tests passed", an upgraded service mesh, handled 429s: work done, not pushback.
+    '../safe/silent-failure-pushback-lookalike.jsonl',
   ],
 });

@@ -10,6 +10,9 @@ import type { Check, Report } from '../types.js';
  */
 const FAILURE_WORDING =
   /^\s*(?:(?:error|failure|failed)\s*(?:[:!\-–—]|\.?\s*$)|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
+/** A downstream's pushback passed on as text (seed 002: "it can arrive as a plain text"): 429, 503, a rate limit, a quota. */
+const PUSHBACK_WORDING =
+  /^\s*(?:rate[- ]limit(?:ed\b| exceeded\b| reached\b)|too many requests\b|service (?:temporarily )?unavailable\b|quota (?:exceeded|exhausted)\b|(?:http|status|error)\s*(?:code\s*)?(?:429|503)\b)/i;
 
 export const silentFailure: Check = {
   meta: {
@@ -20,7 +23,7 @@ export const silentFailure: Check = {
     symptom: 'Wrong aggregate',
     docs: {
       why:
-        'Under the SAFE model a failure must be a value the parent can see, not a success with bad content. A final status of completed with an error, or with an output_preview that is present but null or blank, is a failure the join will treat as a result (warning). An output that starts like a failure report ("Error: …", "Failed to …", "Partial …", "Could not …", "I was unable to …") is flagged as info: it is a wording heuristic, not proof. Journals without the output_preview key (Gen 0) are not judged on the output.',
+        'Under the SAFE model a failure must be a value the parent can see, not a success with bad content. A final status of completed with an error, or with an output_preview that is present but null or blank, is a failure the join will treat as a result (warning). An output that starts like a failure report ("Error: …", "Failed to …", "Partial …", "Could not …", "I was unable to …") or like pushback from a downstream service passed on as text ("Rate limit exceeded (HTTP 429) …", "Too many requests", "Service unavailable", "HTTP 503 …", "Quota exceeded") is flagged as info: it is a wording heuristic, not proof. Journals without the output_preview key (Gen 0) are not judged on the output.',
       example: [
         '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["coder"],"delegation_id":"d-1","parent_run_id":"r-1","pattern":"fan_out"}}',
         '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"coder","delegation_id":"d-1","depth":1,"parent_run_id":"r-1","retry_of":null,"status":"running","sub_run_id":"run-1"}}',
@@ -50,6 +53,8 @@ function judge(c: SubRunCompletedEvent): Pick<Report, 'message' | 'severity'> | 
   // undefined = the key is absent (Gen 0 never wrote it): nothing to judge.
   if (c.outputPreview === null) return { message: 'is completed but its output_preview is null' };
   if (c.outputPreview !== undefined && c.outputPreview.trim() === '') return { message: 'is completed but its output_preview is blank' };
+  if (c.outputPreview && PUSHBACK_WORDING.test(c.outputPreview))
+    return { severity: 'info', message: `is completed but its output reads as pushback passed on as text (${JSON.stringify(clip(c.outputPreview, 60))}): a rate limit or an unavailable service, so the work may not have been done; this is a wording heuristic` };
   if (c.outputPreview && FAILURE_WORDING.test(c.outputPreview))
     return { severity: 'info', message: `is completed but its output reads as failure or partial work (${JSON.stringify(clip(c.outputPreview, 60))}); this is a wording heuristic` };
   return null;

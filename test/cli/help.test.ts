@@ -12,6 +12,9 @@ describe('--help', () => {
 
   it('documents the exit codes', async () => {
     const r = await runMain(['--help']);
-    expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error.');
+    expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error\n(list too');
+    expect(r.stdout).toContain('check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.');
+    expect(r.stdout).toContain('contract validate: 0 a valid plan, 1 findings at or above --fail-on, 2 a plan that cannot be read.');
+    expect(r.stdout).toContain('Environment: ASTRA_SESSIONS_DIR (the default --sessions), TRACE_DELEGATION_NOW (--now)');
   });
 });

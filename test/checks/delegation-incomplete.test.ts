@@ -13,6 +13,8 @@ testCheck('delegation-incomplete', {
           delegation: '4f5fbff6-8a1e-4c1e-84a4-9f1f9175782d',
           messageIncludes: ['no delegation_completed: engine error', 'goes on to line 11 after its last event'],
           evidenceLines: ['trigger-engine-error.jsonl:6', 'trigger-engine-error.jsonl:11'],
+          // Err on startup or admission (journal-format §8.10): the table's "Delegation never starts" row.
+          symptom: 'Delegation never starts',
         },
       ],
     },
@@ -35,6 +37,7 @@ testCheck('delegation-incomplete', {
           severity: 'warning',
           messageIncludes: 'no delegation_completed: still running (the newest line in its files is 243s old)',
           evidenceLines: [`${RUNNING}:4`, `${RUNNING}:8`],
+          symptom: 'Missing UI progress',
         },
       ],
     },

@@ -24,6 +24,8 @@ export interface ExpectedFinding {
   evidenceLines?: string[];
   /** The delegation key the finding belongs to. */
   delegation?: string;
+  /** The failure-classification row (seed 003) the finding is filed under. */
+  symptom?: string;
 }
 
 export interface InvalidCase {
@@ -56,6 +58,7 @@ const sameLocation = (actual: string, wanted: string) => actual === wanted || ac
 function assertFinding(actual: Finding, wanted: ExpectedFinding, label: string): void {
   if (wanted.severity) expect(actual.severity, `${label}: severity`).toBe(wanted.severity);
   if (wanted.delegation) expect(actual.delegation, `${label}: delegation`).toBe(wanted.delegation);
+  if (wanted.symptom) expect(actual.symptom, `${label}: symptom`).toBe(wanted.symptom);
   const texts = wanted.messageIncludes === undefined ? [] : [wanted.messageIncludes].flat();
   for (const t of texts) expect(actual.message, `${label}: message`).toContain(t);
   if (wanted.evidenceLines) {

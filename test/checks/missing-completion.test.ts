@@ -56,6 +56,8 @@ testCheck('missing-completion', {
           severity: 'warning',
           messageIncludes: ['sub-run b8ea5b45-7f3f-43aa-9a1f-47e1c2d7638d (agent coder)', 'still running (the newest line in its files is 179s old)'],
           evidenceLines: [`${STILL_RUNNING}:7`, `${STILL_RUNNING}:10`],
+          // As delegation-incomplete files the same open delegation.
+          symptom: 'Missing UI progress',
         },
       ],
     },

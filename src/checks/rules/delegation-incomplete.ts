@@ -6,6 +6,8 @@ const SYMPTOM_BY_CAUSE: Partial<Record<string, Symptom>> = {
   paused: 'Pause/resume stuck',
   cancelled: 'Cancellation leak',
   'still running': 'Missing UI progress',
+  // The engine returned Err: startup or admission errors (journal-format §8.10).
+  'engine error': 'Delegation never starts',
 };
 
 export const delegationIncomplete: Check = {

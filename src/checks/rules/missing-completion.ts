@@ -4,6 +4,8 @@ import type { Check, Report, Symptom } from '../types.js';
 const SYMPTOM_BY_CAUSE: Record<string, Symptom> = {
   paused: 'Pause/resume stuck',
   cancelled: 'Cancellation leak',
+  // As delegation-incomplete classifies the same open delegation: one cause, one symptom.
+  'still running': 'Missing UI progress',
 };
 
 export const missingCompletion: Check = {

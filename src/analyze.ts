@@ -536,10 +536,15 @@ function oneEditApart(a: string, b: string): boolean {
   return ra.slice(1) === rb.slice(1) || ra.slice(1) === rb || ra === rb.slice(1) || (ra.length > 1 && ra[0] === rb[1] && ra[1] === rb[0] && ra.slice(2) === rb.slice(2));
 }
 
+/** The command a mistyped first word (`lsit`, `chek`) most likely meant, if any. */
+export function commandMeant(word: string | undefined): string | undefined {
+  return word === undefined ? undefined : COMMANDS.find((c) => oneEditApart(word.toLowerCase(), c));
+}
+
 /** A hint for a target that matched nothing: the delegation of a sub-run id, or the command meant. */
 function unknownTargetHint(target: string | undefined, owner: Delegation | undefined): string {
   if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: name that delegation instead`;
-  const command = target === undefined ? undefined : COMMANDS.find((c) => oneEditApart(target.toLowerCase(), c));
+  const command = commandMeant(target);
   return command ? `; did you mean the command ${command}? (trace-delegation ${command} --help)` : '';
 }
 

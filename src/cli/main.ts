@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../journal/discover.js';
-import { TargetError } from '../analyze.js';
+import { commandMeant, TargetError } from '../analyze.js';
 import { safeTerminalText } from '../format/terminal.js';
 import { VERSION } from '../version.js';
 import { addCheckOptions, runCheck, type CheckFlags } from './check-command.js';
@@ -94,8 +94,21 @@ export async function main(io: CliIO): Promise<number> {
     const [first, second] = io.argv;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);
-    // `help help` would be commander's root help on stderr with exit 2: it is `help`.
-    await program.parseAsync(first === 'help' && second === 'help' ? ['help'] : io.argv, { from: 'user' });
+    // A mistyped command with its arguments (`chek fixtures`) would be commander's bare "too many arguments".
+    const meant = !commands.includes(first ?? '') ? commandMeant(first) : undefined;
+    if (meant && second !== undefined && !second.startsWith('-')) throw new UsageError(`unknown command ${first}; did you mean ${meant}? (trace-delegation ${meant} --help)`);
+    const third = io.argv[2];
+    const parent = program.commands.find((c) => c.name() === second);
+    if (first === 'help' && parent && third !== undefined && third !== 'help' && !third.startsWith('-')) {
+      const subcommands = parent.commands.map((c) => c.name());
+      if (!subcommands.includes(third))
+        throw new UsageError(subcommands.length ? `help: unknown command ${second} ${third} (${second} has: ${subcommands.join(', ')})` : `help: ${second} has no subcommands (trace-delegation help ${second})`);
+    }
+    // `help help` would be commander's root help on stderr with exit 2: it is `help`. `help contract
+    // validate` is validate's help (commander's would be contract's).
+    const nested = first === 'help' && second !== undefined && third !== undefined && third !== 'help';
+    const argv = first === 'help' && second === 'help' ? ['help'] : nested ? [second, third, '--help'] : first === 'help' && third === 'help' ? ['help', second] : io.argv;
+    await program.parseAsync(argv, { from: 'user' });
     return result.code;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -111,7 +124,10 @@ export async function main(io: CliIO): Promise<number> {
       return EXIT.usage;
     }
     if (err instanceof UsageError || err instanceof InputError) {
-      io.stderr.write(`trace-delegation: ${safeTerminalText(err.message)}\n`);
+      // `lsit` with no journals yet: the missing root is the error, the command meant the hint.
+      const meant = err instanceof InputError && / does not exist/.test(err.message) ? commandMeant(io.argv[0]) : undefined;
+      const hint = meant ? `; did you mean the command ${meant}? (trace-delegation ${meant} --help)` : '';
+      io.stderr.write(`trace-delegation: ${safeTerminalText(err.message)}${hint}\n`);
       return EXIT.usage;
     }
     const debug = (io.env ?? process.env).TRACE_DELEGATION_DEBUG;

@@ -1,5 +1,7 @@
 // A target that matches nothing: the error says what the user likely meant (the delegation of a
 // sub-run id, a mistyped command), and never replays the escape sequences it quotes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runMain } from '../helpers/cli.js';
@@ -34,10 +36,32 @@ describe('unknown targets', () => {
     expect(list.stdout).toMatch(/^Usage: trace-delegation list \[options\]/);
     const helpHelp = await runMain(['help', 'help']);
     expect([helpHelp.code, helpHelp.stderr, helpHelp.stdout]).toEqual([0, '', top.stdout]);
+    // Nested: a subcommand's own help, an unknown one named, a command without subcommands said so.
+    const validate = await runMain(['help', 'contract', 'validate']);
+    expect([validate.code, validate.stderr]).toEqual([0, '']);
+    expect(validate.stdout).toMatch(/^Usage: trace-delegation contract validate \[options\] <plan>/);
+    expect((await runMain(['help', 'contract', 'help'])).stdout).toMatch(/^Usage: trace-delegation contract \[options\] \[command\]/);
+    const nestedBogus = await runMain(['help', 'contract', 'bogus']);
+    expect([nestedBogus.code, nestedBogus.stdout, nestedBogus.stderr]).toEqual([2, '', 'trace-delegation: help: unknown command contract bogus (contract has: validate)\n']);
+    const flat = await runMain(['help', 'list', 'extra']);
+    expect([flat.code, flat.stderr]).toEqual([2, 'trace-delegation: help: list has no subcommands (trace-delegation help list)\n']);
     const bogus = await runMain(['help', 'bogus']);
     expect(bogus.code).toBe(2);
     expect(bogus.stdout).toBe('');
     expect(bogus.stderr).toBe('trace-delegation: help: unknown command bogus (commands: list, check, contract, rules, help)\n');
+  });
+
+  it('names the command a mistyped first word meant: with its arguments, and when no journals exist yet', async () => {
+    const chek = await runMain(['chek', 'fixtures']);
+    expect([chek.code, chek.stdout, chek.stderr]).toEqual([2, '', 'trace-delegation: unknown command chek; did you mean check? (trace-delegation check --help)\n']);
+    const home = mkdtempSync(path.join(tmpdir(), 'td-nohome-'));
+    try {
+      const lsit = await runMain(['lsit'], { env: { HOME: home } });
+      expect(lsit.code).toBe(2);
+      expect(lsit.stderr).toMatch(/^trace-delegation: sessions root .* does not exist \(the default; .*\); did you mean the command list\? \(trace-delegation list --help\)\n$/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('shows control characters of a quoted target escaped', async () => {

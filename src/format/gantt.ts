@@ -16,14 +16,15 @@ const SUCCESS = new Set(['completed', 'delegated']);
 /** Mermaid task tags: failed runs are `crit`, settled successes `done`, open runs `active`. */
 function tags(a: AttemptReport): string[] {
   if (a.open) return ['active'];
-  if (a.status === null || a.status === 'paused') return [];
-  return SUCCESS.has(a.status) ? ['done'] : ['crit'];
+  // Settled with no status (or none a run has): a failure, as the engine counts it.
+  return a.status !== null && SUCCESS.has(a.status) ? ['done'] : ['crit'];
 }
 
 /** Starts with a fixed word: Mermaid's lexer would read a leading `call`, `click`, `title`… as a keyword. */
 function barLabel(agent: string, a: AttemptReport): string {
   const retry = a.retryOf ? ` retry of ${a.retryOf.slice(0, 8)}` : '';
-  const state = a.open ? 'open' : a.status ?? 'no completion';
+  // Not open with no status: a completion that carried none, or a run never started.
+  const state = a.open ? 'open' : a.status ?? (a.endTs !== null ? 'no status' : 'no completion');
   return `attempt ${a.attempt} ${mermaidText(`${agent}${retry} ${state}`, 80)}`;
 }
 

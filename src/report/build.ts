@@ -1,7 +1,7 @@
 import type { Finding } from '../checks/types.js';
 import { instantToIso } from '../journal/time.js';
 import type { FileStats, Instant, JournalEvent } from '../journal/types.js';
-import { finalCompletion, isUnknownStatus, type Delegation, type SubRun } from '../model/delegation.js';
+import { finalCompletion, isUnknownStatus, settlesRun, type Delegation, type SubRun } from '../model/delegation.js';
 import { hasSubRunEvents, loc } from '../model/evidence.js';
 import { expectationFor } from '../model/expected.js';
 import { sortEvents } from '../model/group.js';
@@ -77,7 +77,7 @@ function attemptReport(run: SubRun): AttemptReport {
     startMs: ms(start?.time ?? null),
     endTs: end?.ts ?? null,
     endMs: ms(end?.time ?? null),
-    open: !!start && !run.completions.some((c) => c.status !== 'paused'),
+    open: !!start && !run.completions.some((c) => settlesRun(c.status)), // a Gen A paused or waiting completion leaves it open
     markers: run.markers.map((m) => ({ action: m.action, ts: m.ts, file: m.file, line: m.line })),
     nested: run.nested.map((n) => n.key),
     evidence: [...(run.retryEvent ? [run.retryEvent] : []), ...run.starts, ...run.completions].map(loc),

@@ -3,6 +3,16 @@ import { testCheck } from './harness.js';
 testCheck('sequential-stopped-early', {
   invalid: [
     {
+      // Stage 1's Gen A completion says waiting (not terminal): left unfinished, as missing-completion says.
+      fixture: 'trigger-waiting-stage.jsonl',
+      findings: [{ severity: 'info', messageIncludes: 'stopped after stage 1 of 3 (a, waiting); b, c never started: the stage was left unfinished (paused or waiting)' }],
+    },
+    {
+      // Stage 1's completion has no status: it settled, as a failure (the Limits line says so), not "never settled".
+      fixture: 'trigger-no-status-stage.jsonl',
+      findings: [{ severity: 'info', messageIncludes: 'stopped after stage 1 of 3 (a, status ?); b, c never started: a failed stage falls through to the next' }],
+    },
+    {
       fixture: 'trigger-stop-on-success.jsonl',
       findings: [
         {

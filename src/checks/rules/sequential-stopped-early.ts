@@ -25,23 +25,24 @@ export const sequentialStoppedEarly: Check = {
     if (unexplainedSequentialStop(d)) return out; // not a stop by design: missing-start reports it
     const last = started[started.length - 1];
     const status = finalStatus(last.final);
+    const completed = last.final.completions.length > 0; // a completion with no status (null) still ended the stage
     const pause = lastMarker(last.final, 'pause');
     const cancel = lastMarker(last.final, 'cancel_requested');
     const reason =
       status === 'completed'
         ? 'probably stop_on_success, which is not journaled'
-        : pause || status === 'paused' || d.completed.aggregatedStatus === 'unfinished'
+        : pause || status === 'paused' || status === 'waiting' || d.completed.aggregatedStatus === 'unfinished'
           ? 'the stage was left unfinished (paused or waiting), which stops a sequential delegation'
           : status === 'cancelled' || cancel
             ? 'the stage was cancelled, which stops a sequential delegation'
-            : status === null
+            : !completed
               ? 'the stage never settled'
               : 'a failed stage falls through to the next, so the next stage probably failed admission or start (counted in the totals if so)';
     // The line that settled (or left open) the last stage, so the reader sees why it stopped there.
     const settled = last.final.completions.at(-1) ?? pause ?? cancel ?? last.final.starts[0];
     const never = ids.slice(started.length);
     out.push({
-      message: `stopped after stage ${started.length} of ${ids.length} (${last.agentId ?? '?'}, ${status ?? 'no completion'}); ${never.join(', ')} never started: ${reason}`,
+      message: `stopped after stage ${started.length} of ${ids.length} (${last.agentId ?? '?'}, ${completed ? (status ?? 'status ?') : 'no completion'}); ${never.join(', ')} never started: ${reason}`,
       evidence: [loc(d.started), loc(settled), loc(d.completed)],
       runs: [last.final.runId],
     });

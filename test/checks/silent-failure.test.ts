@@ -5,11 +5,11 @@ testCheck('silent-failure', {
     {
       // Pushback from downstream passed on as a completed output (seed 002): 429, 503, a rate limit, a quota.
       fixture: '../safe/silent-failure-pushback.jsonl',
-      findings: ['Rate limit exceeded (HTTP 429)', 'Too many requests', 'Service temporarily unavailable', 'HTTP 503 from', 'Quota exceeded'].map((text, i) => ({
+      findings: ['Rate limit exceeded (HTTP 429)', 'Too many requests', 'Service temporarily unavailable', 'HTTP 503 from', 'Quota exceeded', '429 Too Many Requests', '503 Service Unavailable'].map((text, i) => ({
         severity: 'info' as const,
         delegation: 'd-pushback',
         messageIncludes: `sub-run d-pushback-a${i + 1} (agent a${i + 1}) is completed but its output reads as pushback passed on as text ("${text}`,
-        evidenceLines: [`silent-failure-pushback.jsonl:${7 + i}`],
+        evidenceLines: [`silent-failure-pushback.jsonl:${9 + i}`],
       })),
     },
     {
@@ -67,7 +67,8 @@ testCheck('silent-failure', {
     // Gen 0 (no output_preview key); "Error handling refactored …" and "Partition keys …" only look
     // like failure reports; a loud failure (status failed); a retried original with an empty output.
     '../safe/silent-failure-lookalike.jsonl',
-    // Rate limiting added, "429 tests passed", an upgraded service mesh, handled 429s: work done, not pushback.
+    // Rate limiting added, "429 tests passed", an upgraded service mesh, handled 429s, "Rate limited the
+    // endpoint", "Quota exceeded handling added", "Status 503 handling: …": work done, not pushback.
     '../safe/silent-failure-pushback-lookalike.jsonl',
   ],
 });

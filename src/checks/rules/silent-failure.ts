@@ -10,9 +10,17 @@ import type { Check, Report } from '../types.js';
  */
 const FAILURE_WORDING =
   /^\s*(?:(?:error|failure|failed)\s*(?:[:!\-–—]|\.?\s*$)|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
-/** A downstream's pushback passed on as text (seed 002: "it can arrive as a plain text"): 429, 503, a rate limit, a quota. */
-const PUSHBACK_WORDING =
-  /^\s*(?:rate[- ]limit(?:ed\b| exceeded\b| reached\b)|too many requests\b|service (?:temporarily )?unavailable\b|quota (?:exceeded|exhausted)\b|(?:http|status|error)\s*(?:code\s*)?(?:429|503)\b)/i;
+/**
+ * Pushback from a downstream passed on as text (seed 002: "it can arrive as a plain text"): a
+ * rate limit, 429, 503, a quota. The phrase must end there (punctuation, the end, or words such
+ * as "for", "from", "please"): "Rate limited the endpoint", "HTTP 429 responses are now retried"
+ * and "Quota exceeded handling added" describe work done.
+ */
+const PUSHBACK_END = String.raw`(?=\s*(?:[:.,;!(\-–—]|$)|\s+(?:for|from|by|on|in|at|please|try|retry|when|while|after)\b)`;
+const PUSHBACK_WORDING = new RegExp(
+  String.raw`^\s*(?:(?:rate[- ]limit(?:ed)?(?: exceeded| reached)?|too many requests|service (?:temporarily )?unavailable|quota (?:exceeded|exhausted)|(?:http|status|error)\s*(?:code\s*)?(?:429|503)(?: too many requests| service (?:temporarily )?unavailable)?)${PUSHBACK_END}|(?:429 too many requests|503 service (?:temporarily )?unavailable)\b)`,
+  'i',
+);
 
 export const silentFailure: Check = {
   meta: {

@@ -538,7 +538,8 @@ function oneEditApart(a: string, b: string): boolean {
 
 /** The command a mistyped first word (`lsit`, `chek`) most likely meant, if any. */
 export function commandMeant(word: string | undefined): string | undefined {
-  return word === undefined ? undefined : COMMANDS.find((c) => oneEditApart(word.toLowerCase(), c));
+  if (word === undefined || COMMANDS.includes(word)) return undefined; // the command itself was run
+  return COMMANDS.find((c) => oneEditApart(word.toLowerCase(), c));
 }
 
 /** A hint for a target that matched nothing: the delegation of a sub-run id, or the command meant. */

@@ -91,23 +91,25 @@ export async function main(io: CliIO): Promise<number> {
   const program = buildProgram(io, result);
   try {
     // commander's help command prints the whole root help for a command it does not know.
-    const [first, second] = io.argv;
+    // `help help …` is `help …`.
+    let words = io.argv;
+    while (words[0] === 'help' && words[1] === 'help') words = words.slice(1);
+    const [first, second] = words;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);
     // A mistyped command with its arguments (`chek fixtures`) would be commander's bare "too many arguments".
     const meant = !commands.includes(first ?? '') ? commandMeant(first) : undefined;
     if (meant && second !== undefined && !second.startsWith('-')) throw new UsageError(`unknown command ${first}; did you mean ${meant}? (trace-delegation ${meant} --help)`);
-    const third = io.argv[2];
+    const third = words[2];
     const parent = program.commands.find((c) => c.name() === second);
     if (first === 'help' && parent && third !== undefined && third !== 'help' && !third.startsWith('-')) {
       const subcommands = parent.commands.map((c) => c.name());
       if (!subcommands.includes(third))
         throw new UsageError(subcommands.length ? `help: unknown command ${second} ${third} (${second} has: ${subcommands.join(', ')})` : `help: ${second} has no subcommands (trace-delegation help ${second})`);
     }
-    // `help help` would be commander's root help on stderr with exit 2: it is `help`. `help contract
-    // validate` is validate's help (commander's would be contract's).
+    // `help contract validate` is validate's help (commander's would be contract's).
     const nested = first === 'help' && second !== undefined && third !== undefined && third !== 'help';
-    const argv = first === 'help' && second === 'help' ? ['help'] : nested ? [second, third, '--help'] : first === 'help' && third === 'help' ? ['help', second] : io.argv;
+    const argv = nested ? [second, third, '--help'] : first === 'help' && third === 'help' ? ['help', second] : words;
     await program.parseAsync(argv, { from: 'user' });
     return result.code;
   } catch (err) {

@@ -1,5 +1,5 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
-import { statSync, writeFileSync } from 'node:fs';
+import { fstatSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
@@ -79,6 +79,21 @@ function refuseOutputOntoJournal(outputs: readonly [string, string][], journals:
   }
 }
 
+/** `- -o json=in.jsonl < in.jsonl`: the journal on standard input is the output file. */
+function refuseOutputOntoStdin(outputs: readonly [string, string][], io: CliIO): void {
+  if (!outputs.length) return;
+  let input: string | null = null;
+  try {
+    const st = fstatSync((io.stdin as { fd?: number }).fd ?? 0);
+    if (st.isFile()) input = `${st.dev}:${st.ino}`;
+  } catch {
+    return; // no descriptor to compare (an in-process stream)
+  }
+  for (const [name, file] of outputs) {
+    if (input !== null && fileIdentity(file) === input) throw new UsageError(`--output ${name}=${file} is the journal on standard input: writing the report there would replace it`);
+  }
+}
+
 /** device:inode of an existing file (links and other spellings of one path agree), or null. */
 function fileIdentity(file: string): string | null {
   try {
@@ -124,7 +139,10 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     const { runFollow } = await import('./follow.js');
     return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, watch, sleepAfterMs, quiet: flags.quiet });
   }
-  if (fromStdin) rejectSessionsWithStdin(flags);
+  if (fromStdin) {
+    rejectSessionsWithStdin(flags);
+    refuseOutputOntoStdin(outputs, io);
+  }
   const analyzeOptions: AnalyzeOptions = {
     ...options,
     ...extra,

@@ -38,15 +38,16 @@ export function stopOnDescriptorExhaustion(err: unknown): void {
 
 /** `~` or `~/…` as the shell would expand it, from $HOME (a quoted path, or a variable, reaches us unexpanded). */
 export function expandHome(p: string, env: NodeJS.ProcessEnv): string {
-  if (p === '~') return homeFolder(env);
-  return p.startsWith('~/') ? path.join(homeFolder(env), p.slice(2)) : p;
+  if (p !== '~' && !p.startsWith('~/')) return p;
+  const home = homeFolder(env, `cannot expand ~ in ${p}: HOME is not set and the user has no home folder; give the path without ~`);
+  return p === '~' ? home : path.join(home, p.slice(2));
 }
 
 /**
  * $HOME, or the user's home from the password database when HOME is unset or empty (an empty
  * HOME would make `~/.astra` a path relative to the working directory). Asked only when needed.
  */
-function homeFolder(env: NodeJS.ProcessEnv): string {
+function homeFolder(env: NodeJS.ProcessEnv, missing = 'cannot find the home folder (HOME is not set and the user has none): name the journals with --sessions or ASTRA_SESSIONS_DIR'): string {
   if (env.HOME) return env.HOME;
   let home = '';
   try {
@@ -54,7 +55,7 @@ function homeFolder(env: NodeJS.ProcessEnv): string {
   } catch {
     // A uid with no passwd entry (docker run --user 12345): no home to expand.
   }
-  if (!home) throw new InputError('cannot find the home folder (HOME is not set and the user has none): name the journals with --sessions or ASTRA_SESSIONS_DIR');
+  if (!home) throw new InputError(missing);
   return home;
 }
 

@@ -1,10 +1,11 @@
 // Where the journals are read from: ASTRA_SESSIONS_DIR as a user writes it (with ~), and --demo
 // never mixed with a tree of the user's; and where --output files go (written before the report).
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FIXTURES, runMain } from '../helpers/cli.js';
+import { BIN, FIXTURES, runMain } from '../helpers/cli.js';
 
 const home = mkdtempSync(path.join(tmpdir(), 'td-home-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -78,5 +79,19 @@ describe('--output', () => {
     writeFileSync(other, 'x\n');
     expect((await runMain(['--sessions', journal, '--all', '--fail-on', 'none', '-o', `ndjson=${other}`])).code).toBe(0);
     expect(readFileSync(other, 'utf8')).toMatch(/^\{"id"/);
+  });
+
+  it('refuses to write onto the journal given on standard input', () => {
+    const input = path.join(home, 'in.jsonl');
+    cpSync(path.join(FIXTURES, 'sessions', 'delegation.jsonl'), input);
+    const before = readFileSync(input, 'utf8');
+    const fd = openSync(input, 'r');
+    try {
+      const r = spawnSync(process.execPath, [BIN, '-', '-o', `json=${input}`], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+      expect([r.status, r.stdout, r.stderr]).toEqual([2, '', `trace-delegation: --output json=${input} is the journal on standard input: writing the report there would replace it\n`]);
+    } finally {
+      closeSync(fd);
+    }
+    expect(readFileSync(input, 'utf8')).toBe(before);
   });
 });

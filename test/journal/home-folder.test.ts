@@ -25,7 +25,7 @@ describe('the home folder', () => {
       throw Object.assign(new Error('uv_os_get_passwd returned ENOENT'), { code: 'ENOENT' });
     });
     expect(() => defaultSessionRoots({})).toThrow(new InputError(NO_HOME));
-    expect(() => expandHome('~', {})).toThrow(new InputError(NO_HOME));
+    expect(() => expandHome('~/s', {})).toThrow(new InputError('cannot expand ~ in ~/s: HOME is not set and the user has no home folder; give the path without ~'));
     // A named root, or ASTRA_SESSIONS_DIR without ~, never asks.
     expect(expandHome('/srv/sessions', {})).toBe('/srv/sessions');
     expect(defaultSessionRoots({ ASTRA_SESSIONS_DIR: '/srv/sessions' })).toEqual(['/srv/sessions']);

@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, existsSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, createReadStream, existsSync, lstatSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
@@ -168,6 +168,8 @@ class Follower {
   /** Events of files read after the replay but written before it ended: their delegations join replayKeys. */
   private readonly lateReplay = new Set<JournalEvent>();
   private readonly watchers = new Map<string, FSWatcher>();
+  /** The folder each watcher was set on (device:inode): one removed and made again needs a new watcher. */
+  private readonly watchedIds = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   /** The id a prefix target resolved to once the replay was over (null: not a prefix, or not yet). */
   private prefixId: string | null = null;
@@ -183,6 +185,8 @@ class Follower {
   private sweepAt = 0;
   /** Files that changed lately (or could not be read), with when: looked at every time. */
   private readonly active = new Map<Tail, number>();
+  /** Journals that are symbolic links: looked at every time (their writes are watched nowhere). */
+  private readonly linked = new Set<Tail>();
   private kickTimer: NodeJS.Timeout | null = null;
   private polls = 0;
   private lastEvaluation = 0;
@@ -414,6 +418,7 @@ class Follower {
       if (tail) out.add(tail);
     }
     this.dirty.clear();
+    for (const tail of this.linked) if (this.tails.get(tail.file.path) === tail) out.add(tail);
     const now = Date.now();
     for (const [tail, at] of this.active) {
       if (now - at > ACTIVE_MS || this.tails.get(tail.file.path) !== tail) this.active.delete(tail);
@@ -555,6 +560,7 @@ class Follower {
         this.reset(tail);
         tail.size = tail.mtimeMs = -1;
         tail.unreadUpTo = undefined;
+        this.active.set(tail, Date.now()); // it may come back (a folder made again): looked at every poll
       }
       return;
     }
@@ -717,10 +723,26 @@ class Follower {
     }
     for (const tail of this.tails.values()) dirs.add(path.dirname(tail.file.path));
     for (const dir of dirs) {
-      if (this.watchers.has(dir)) continue;
+      const id = folderId(dir);
+      if (this.watchers.has(dir)) {
+        // Removed (and made again): Node sends a rename, never an error, and the watcher is dead.
+        if (id === this.watchedIds.get(dir)) continue;
+        this.watchers.get(dir)!.close();
+        this.watchers.delete(dir);
+      }
+      if (id === null) continue;
       try {
         // 'rename' is a file created or removed: look for new journals; 'change' is an append.
         const w = watch(dir, { persistent: false }, (event, name) => {
+          // The folder itself removed (its own name, once): the watcher is dead even if a folder
+          // is made again at once (with the same inode): watch it again at the next look.
+          if (event === 'rename' && name !== null && name.toString() === path.basename(dir)) {
+            w.close();
+            this.watchers.delete(dir);
+            this.watchedIds.delete(dir);
+            this.kick(true);
+            return;
+          }
           // The journal it names is looked at. Another file's change is none of ours; a journal
           // not followed yet (or spelt another way), or no name at all, means a look at everything.
           const file = name ? path.join(dir, name.toString()) : null;
@@ -734,6 +756,7 @@ class Follower {
           this.watchers.delete(dir);
         });
         this.watchers.set(dir, w);
+        this.watchedIds.set(dir, id);
       } catch {
         // no inotify watches left, or a network file system: polling still works
       }
@@ -741,6 +764,9 @@ class Follower {
   }
 
   private setTail(path: string, tail: Tail): void {
+    // A journal that is a link to a file elsewhere: its writes raise watch events in a folder
+    // not watched, so it is looked at every poll.
+    if (isLink(path)) this.linked.add(tail);
     this.tails.set(path, tail);
     this.tailsByDisplay = null;
     this.sweepOrder = null;
@@ -779,8 +805,13 @@ class Follower {
     }
     // A prefix stays on the id it first resolved to: a later id with the same prefix (which makes
     // the plain command call it ambiguous) is named on stderr, not followed in silence.
-    if (this.prefixId !== null) return this.followedPrefix(t, all);
     const r = resolveTarget(t, all, this.sessionFiles());
+    // An exact id, parent run or session wins over a prefix, as in the plain command.
+    if (this.prefixId !== null && r.ok && r.kind !== 'prefix') {
+      this.io.stderr.write(`trace-delegation: ${safeTerminalText(t)} now names ${r.kind === 'delegation' ? 'a delegation id' : r.kind === 'parent-run' ? 'a parent run' : 'a session'} exactly; following it instead of ${safeTerminalText(this.prefixId)}\n`);
+      this.prefixId = null;
+    }
+    if (this.prefixId !== null) return this.followedPrefix(t, all);
     if (r.ok) {
       if (r.prefixOf !== undefined && !this.replaying) this.prefixId = r.prefixOf;
       return r.delegations;
@@ -991,6 +1022,24 @@ const SLEEP_AFTER_MS = 30_000;
 
 /** How much of a journal's start is kept to tell a rewrite from an append. */
 const HEAD_BYTES = 256;
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** device:inode of a folder, or null when it is gone. */
+function folderId(dir: string): string | null {
+  try {
+    const st = statSync(dir);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
 
 function readHead(fd: number, n: number): Buffer {
   const buf = Buffer.alloc(n);

@@ -780,6 +780,21 @@ describe('--follow', () => {
     expect(f.err().match(/now also matches/g)).toHaveLength(1);
   });
 
+  it('leaves a pinned prefix for an exact id that appears later, as the plain command resolves it', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, journal(...whole('d-abc')));
+    const f = follow(dir, ['d-ab', '--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    appendFileSync(file, journal(...whole('d-ab')));
+    await f.waitFor(/d-ab now names a delegation id exactly; following it instead of d-abc\n/, 10_000, 'stderr');
+    await f.waitFor(/"id":"d-ab"/);
+    await sleep(300);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-abc', 'd-ab']);
+    expect(f.err()).not.toMatch(/now also matches/);
+  });
+
   it('a prefix that matched nothing at the replay follows the first id that appears, and names the others', async () => {
     const dir = tree();
     const file = path.join(dir, 's-1.jsonl');

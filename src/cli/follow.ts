@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
-import { defaultRootOrigin, defaultSessionRoots, discoverJournals, type JournalFile } from '../journal/discover.js';
+import { defaultRootOrigin, defaultSessionRoots, discoverJournals, pathIdentity, type JournalFile } from '../journal/discover.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { hash53 } from '../journal/id-hash.js';
 import { humanDuration } from '../journal/time.js';
@@ -723,7 +723,7 @@ class Follower {
     }
     for (const tail of this.tails.values()) dirs.add(path.dirname(tail.file.path));
     for (const dir of dirs) {
-      const id = folderId(dir);
+      const id = pathIdentity(dir);
       if (this.watchers.has(dir)) {
         // Removed (and made again): Node sends a rename, never an error, and the watcher is dead.
         if (id === this.watchedIds.get(dir)) continue;
@@ -1031,15 +1031,6 @@ function isLink(p: string): boolean {
   }
 }
 
-/** device:inode of a folder, or null when it is gone. */
-function folderId(dir: string): string | null {
-  try {
-    const st = statSync(dir);
-    return `${st.dev}:${st.ino}`;
-  } catch {
-    return null;
-  }
-}
 
 function readHead(fd: number, n: number): Buffer {
   const buf = Buffer.alloc(n);

@@ -1,9 +1,9 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
-import { fstatSync, statSync, writeFileSync } from 'node:fs';
+import { fstatSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
-import type { JournalFile } from '../journal/discover.js';
+import { pathIdentity, type JournalFile } from '../journal/discover.js';
 import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
@@ -70,11 +70,11 @@ function refuseOutputOntoJournal(outputs: readonly [string, string][], journals:
   if (!outputs.length) return;
   const ids = new Map<string, string>();
   for (const j of journals) {
-    const id = fileIdentity(j.path);
+    const id = pathIdentity(j.path);
     if (id) ids.set(id, j.display);
   }
   for (const [name, file] of outputs) {
-    const journal = ids.get(fileIdentity(file) ?? '');
+    const journal = ids.get(pathIdentity(file) ?? '');
     if (journal !== undefined) throw new UsageError(`--output ${name}=${file} is the journal ${journal}, which this run reads: writing the report there would replace it`);
   }
 }
@@ -90,19 +90,10 @@ function refuseOutputOntoStdin(outputs: readonly [string, string][], io: CliIO):
     return; // no descriptor to compare (an in-process stream)
   }
   for (const [name, file] of outputs) {
-    if (input !== null && fileIdentity(file) === input) throw new UsageError(`--output ${name}=${file} is the journal on standard input: writing the report there would replace it`);
+    if (input !== null && pathIdentity(file) === input) throw new UsageError(`--output ${name}=${file} is the journal on standard input: writing the report there would replace it`);
   }
 }
 
-/** device:inode of an existing file (links and other spellings of one path agree), or null. */
-function fileIdentity(file: string): string | null {
-  try {
-    const st = statSync(file);
-    return `${st.dev}:${st.ino}`;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The report phase's progress, when the scan's is shown and the report goes to a file or a pipe:

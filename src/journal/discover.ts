@@ -59,6 +59,16 @@ function homeFolder(env: NodeJS.ProcessEnv, missing = 'cannot find the home fold
   return home;
 }
 
+/** device:inode of an existing file or folder (links and other spellings of one path agree), or null. */
+export function pathIdentity(p: string): string | null {
+  try {
+    const st = statSync(p);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
 export function defaultSessionRoots(env: NodeJS.ProcessEnv): string[] {
   return [env.ASTRA_SESSIONS_DIR ? expandHome(env.ASTRA_SESSIONS_DIR, env) : path.join(homeFolder(env), '.astra', 'sessions')];
 }

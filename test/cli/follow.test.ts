@@ -82,11 +82,11 @@ const completed = (id: string, ts = iso()) => ev.completed(ts, { delegation_id: 
 const whole = (id: string) => [started(id), subStarted(id), subDone(id), completed(id)];
 
 /** A tree of one journal holding delegation `id` whole, followed as NDJSON until its report is out. */
-async function followingOne(id: string): Promise<{ dir: string; file: string; f: Follow }> {
+async function followingOne(id: string, target: string[] = []): Promise<{ dir: string; file: string; f: Follow }> {
   const dir = tree();
   const file = path.join(dir, 's-1.jsonl');
   writeFileSync(file, journal(...whole(id)));
-  const f = follow(dir, ['--format', 'ndjson']);
+  const f = follow(dir, [...target, '--format', 'ndjson']);
   await f.waitFor(READY, 45_000, 'stderr');
   await f.waitFor(new RegExp(`"id":"${id}"`));
   return { dir, file, f };
@@ -765,11 +765,7 @@ describe('--follow', () => {
   });
 
   it('keeps a prefix on the id it resolved to: a later id with the same prefix is named on stderr, not followed', async () => {
-    const dir = tree();
-    const file = path.join(dir, 's-1.jsonl');
-    writeFileSync(file, journal(...whole('d-ab1')));
-    const f = follow(dir, ['d-ab', '--format', 'ndjson']);
-    await f.waitFor(READY, 45_000, 'stderr');
+    const { file, f } = await followingOne('d-ab1', ['d-ab']);
     appendFileSync(file, journal(...whole('d-ab2'), ...whole('d-other')));
     await f.waitFor(/d-ab now also matches delegation d-ab2; still following d-ab1 \(name the other in full to follow it\)\n/, 10_000, 'stderr');
     // A late event of the one it follows is still reported.
@@ -781,11 +777,7 @@ describe('--follow', () => {
   });
 
   it('leaves a pinned prefix for an exact id that appears later, as the plain command resolves it', async () => {
-    const dir = tree();
-    const file = path.join(dir, 's-1.jsonl');
-    writeFileSync(file, journal(...whole('d-abc')));
-    const f = follow(dir, ['d-ab', '--format', 'ndjson']);
-    await f.waitFor(READY, 45_000, 'stderr');
+    const { file, f } = await followingOne('d-abc', ['d-ab']);
     appendFileSync(file, journal(...whole('d-ab')));
     await f.waitFor(/d-ab now names a delegation id exactly; following it instead of d-abc\n/, 10_000, 'stderr');
     await f.waitFor(/"id":"d-ab"/);

@@ -101,7 +101,7 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
     const abs = path.resolve(cwd, root);
     let paths: string[];
     if (isGlob(root)) {
-      paths = await expandGlob(root.replace(/\\/g, '/'), cwd);
+      paths = await expandGlob(root.replace(/\\/g, '/'), cwd, (dir) => unreadable.push(display(dir)));
       // A typo'd or unexpanded glob would otherwise read nothing and pass.
       if (paths.length === 0) throw new InputError(`sessions glob ${root} matches no file`);
     } else {
@@ -132,10 +132,14 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
  * exponentially, so directories are walked without following links (like bash globstar) and
  * links to regular files are still taken.
  */
-async function expandGlob(pattern: string, cwd: string): Promise<string[]> {
+async function expandGlob(pattern: string, cwd: string, denied: (dir: string) => void): Promise<string[]> {
   const fg = fastGlob();
   if (!pattern.includes('**')) return fg(pattern, { cwd, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true });
   const entries = await fg(pattern, { cwd, absolute: true, onlyFiles: false, followSymbolicLinks: false, suppressErrors: true, objectMode: true });
+  // fast-glob skips a folder it cannot list without a word (suppressErrors): the folders under the
+  // last ** are walked once more to say so, as the layouts do.
+  const folders = await fg(pattern.slice(0, pattern.lastIndexOf('**') + 2), { cwd, absolute: true, onlyDirectories: true, followSymbolicLinks: false, suppressErrors: true });
+  for (const dir of folders) if (!canList(dir)) denied(dir);
   return entries.filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && isRegularFile(e.path))).map((e) => e.path);
 }
 

@@ -252,6 +252,22 @@ describe('files that cannot be read', () => {
     expectReported(r.stdout, root);
   });
 
+  it('a ** glob says which folder it could not list, as the layouts do', async (ctx) => {
+    const { root } = unreadableTree();
+    const args = ['--sessions', `${root}/**/*.jsonl`, '--all', '--format', 'json'];
+    let stdout: string;
+    if (process.getuid?.() === 0) {
+      const nobody = 65534;
+      try {
+        execFileSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: nobody, gid: nobody, stdio: 'ignore' });
+      } catch {
+        ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
+      }
+      stdout = (await runBinWithin(args, 20_000, { uid: nobody })).stdout;
+    } else stdout = (await runMain(args)).stdout;
+    expect((JSON.parse(stdout) as Doc).limits).toContain(`folder ${path.join(root, 'v1/users/b64-bG9ja2Vk/sessions')} cannot be read (permission denied): its journals were not scanned.`);
+  });
+
   it('an unreadable journal named as the root is exit 2 in one sentence, as an unreadable folder is', async (ctx) => {
     const { locked } = unreadableTree();
     const args = ['--sessions', locked, '--all'];

@@ -23,7 +23,7 @@ export function buildDelegationReport(d: Delegation, findings: Finding[], files:
     id: d.id,
     key: d.key,
     pattern: d.pattern,
-    parentRunId: d.parentRunId,
+    parentRunId: d.parentRunId ?? orphanParentRun(d),
     parentDelegation: d.parent?.delegation.key ?? null,
     nested: [...d.runs.values()].flatMap((r) => r.nested.map((n) => n.key)),
     agents: d.started?.agentIds ?? [],
@@ -57,6 +57,20 @@ function childReport(c: Delegation['children'][number]): ChildReport {
     finalStatus: finalCompletion(c.final)?.status ?? null,
     attempts: c.attempts.map(attemptReport),
   };
+}
+
+/** With no delegation_started (an orphan), the parent run its sub-run starts name, when they name one. */
+function orphanParentRun(d: Delegation): string | null {
+  if (d.started) return null;
+  let parent: string | null = null;
+  for (const run of d.runs.values()) {
+    for (const s of run.starts) {
+      if (s.parentRunId === null || s.parentRunId === parent) continue;
+      if (parent !== null) return null; // they disagree: none is the delegation's
+      parent = s.parentRunId;
+    }
+  }
+  return parent;
 }
 
 function attemptReport(run: SubRun): AttemptReport {

@@ -228,63 +228,38 @@ describe('files that cannot be read', () => {
     expect(doc.limits).toContain(`folder ${path.join(root, 'v1/users/b64-bG9ja2Vk/sessions')} cannot be read (permission denied): its journals were not scanned.`);
   };
 
+  /**
+   * Runs the CLI where permission denied can happen: in process, or as user 65534 when the tests
+   * run as root (root reads anything; CI runs as root). Skips when that user cannot run the build.
+   */
+  async function runUnprivileged(args: string[], ctx: { skip: (note: string) => void }) {
+    if (process.getuid?.() !== 0) return runMain(args);
+    const nobody = 65534;
+    try {
+      execFileSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: nobody, gid: nobody, stdio: 'ignore' });
+    } catch {
+      ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
+    }
+    return runBinWithin(args, 20_000, { uid: nobody });
+  }
+
   it('a file or a folder without read permission is reported; the others are read', async (ctx) => {
     const { root } = unreadableTree();
-    if (process.getuid?.() === 0) {
-      // Root reads anything, so drop to an unprivileged user for the real binary (CI runs as root).
-      const nobody = 65534;
-      const canRun = (() => {
-        try {
-          execFileSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: nobody, gid: nobody, stdio: 'ignore' });
-          return true;
-        } catch {
-          return false;
-        }
-      })();
-      if (!canRun) ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
-      const r = await runBinWithin(['--sessions', root, '--all', '--format', 'json'], 20_000, { uid: nobody });
-      expectHealthy(r, 'unreadable file (as user 65534)');
-      expectReported(r.stdout, root);
-      return;
-    }
-    const r = await runMain(['--sessions', root, '--all', '--format', 'json']);
+    const r = await runUnprivileged(['--sessions', root, '--all', '--format', 'json'], ctx);
     expectHealthy(r, 'unreadable file');
     expectReported(r.stdout, root);
   });
 
   it('a ** glob says which folder it could not list, as the layouts do', async (ctx) => {
     const { root } = unreadableTree();
-    const args = ['--sessions', `${root}/**/*.jsonl`, '--all', '--format', 'json'];
-    let stdout: string;
-    if (process.getuid?.() === 0) {
-      const nobody = 65534;
-      try {
-        execFileSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: nobody, gid: nobody, stdio: 'ignore' });
-      } catch {
-        ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
-      }
-      stdout = (await runBinWithin(args, 20_000, { uid: nobody })).stdout;
-    } else stdout = (await runMain(args)).stdout;
-    expect((JSON.parse(stdout) as Doc).limits).toContain(`folder ${path.join(root, 'v1/users/b64-bG9ja2Vk/sessions')} cannot be read (permission denied): its journals were not scanned.`);
+    const r = await runUnprivileged(['--sessions', `${root}/**/*.jsonl`, '--all', '--format', 'json'], ctx);
+    expect((JSON.parse(r.stdout) as Doc).limits).toContain(`folder ${path.join(root, 'v1/users/b64-bG9ja2Vk/sessions')} cannot be read (permission denied): its journals were not scanned.`);
   });
 
   it('an unreadable journal named as the root is exit 2 in one sentence, as an unreadable folder is', async (ctx) => {
     const { locked } = unreadableTree();
-    const args = ['--sessions', locked, '--all'];
-    const want = `trace-delegation: sessions root ${locked} cannot be read (permission denied)\n`;
-    if (process.getuid?.() === 0) {
-      const nobody = 65534;
-      try {
-        execFileSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'main.js'))})`], { uid: nobody, gid: nobody, stdio: 'ignore' });
-      } catch {
-        ctx.skip('running as root and user 65534 cannot run the built CLI here, so permission denied cannot happen');
-      }
-      const r = await runBinWithin(args, 20_000, { uid: nobody });
-      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', want]);
-      return;
-    }
-    const r = await runMain(args);
-    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', want]);
+    const r = await runUnprivileged(['--sessions', locked, '--all'], ctx);
+    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', `trace-delegation: sessions root ${locked} cannot be read (permission denied)\n`]);
   });
 });
 

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { CHECKS } from './checks/index.js';
 import { runChecks, type RuleSettings } from './checks/run.js';
 import { DEFAULT_CHECK_OPTIONS, SEVERITY_RANK, type Check, type CheckOptions, type Finding } from './checks/types.js';
-import { defaultRootOrigin, defaultSessionRoots, discoverJournals, InputError, unreadableFolderNote, type JournalFile } from './journal/discover.js';
+import { discoverJournals, InputError, sessionRoots, unreadableFolderNote, type JournalFile } from './journal/discover.js';
 import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.js';
 import { compareKeys, type EventIndex, type FileIds } from './journal/event-index.js';
 import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
@@ -349,11 +349,9 @@ function filesNaming(query: string, fileIds: readonly FileIds[], files: readonly
 
 /** The sessions roots and their journals; Limits lines for layout folders that cannot be listed. */
 async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[]; files: JournalFile[]; notes: string[] }> {
-  const env = options.env ?? process.env;
-  const named = !!options.sessions?.length;
-  const roots = named ? options.sessions! : defaultSessionRoots(env);
+  const { roots, defaultOrigin } = sessionRoots(options.sessions, options.env ?? process.env);
   const folders: string[] = [];
-  const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders, named ? undefined : defaultRootOrigin(env));
+  const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders, defaultOrigin);
   options.onJournals?.(files);
   return { roots, files, notes: folders.map(unreadableFolderNote) };
 }
@@ -542,11 +540,16 @@ export function commandMeant(word: string | undefined): string | undefined {
   return COMMANDS.find((c) => oneEditApart(word.toLowerCase(), c));
 }
 
+/** `; did you mean the command list? (…)` after an error about a mistyped command (`lsit`), or ''. */
+export function commandHint(word: string | undefined): string {
+  const command = commandMeant(word);
+  return command ? `; did you mean the command ${command}? (trace-delegation ${command} --help)` : '';
+}
+
 /** A hint for a target that matched nothing: the delegation of a sub-run id, or the command meant. */
 function unknownTargetHint(target: string | undefined, owner: Delegation | undefined): string {
   if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: name that delegation instead`;
-  const command = commandMeant(target);
-  return command ? `; did you mean the command ${command}? (trace-delegation ${command} --help)` : '';
+  return commandHint(target);
 }
 
 function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation): TargetError {

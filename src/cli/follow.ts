@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
-import { defaultRootOrigin, defaultSessionRoots, discoverJournals, pathIdentity, type JournalFile } from '../journal/discover.js';
+import { discoverJournals, pathIdentity, sessionRoots, type JournalFile } from '../journal/discover.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { hash53 } from '../journal/id-hash.js';
 import { humanDuration } from '../journal/time.js';
@@ -216,8 +216,7 @@ class Follower {
     private readonly settings: FollowSettings,
   ) {
     const o = settings.options;
-    this.roots = o.sessions?.length ? o.sessions : defaultSessionRoots(o.env ?? process.env);
-    this.defaultOrigin = o.sessions?.length ? undefined : defaultRootOrigin(o.env ?? process.env);
+    ({ roots: this.roots, defaultOrigin: this.defaultOrigin } = sessionRoots(o.sessions, o.env ?? process.env));
     this.cwd = o.cwd ?? process.cwd();
     this.nowBase = o.checkOptions?.nowMs ?? Date.now();
     this.staleAfterMs = o.checkOptions?.staleAfterMs ?? DEFAULT_CHECK_OPTIONS.staleAfterMs;

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../journal/discover.js';
-import { commandMeant, TargetError } from '../analyze.js';
+import { commandHint, commandMeant, TargetError } from '../analyze.js';
 import { safeTerminalText } from '../format/terminal.js';
 import { VERSION } from '../version.js';
 import { addCheckOptions, runCheck, type CheckFlags } from './check-command.js';
@@ -127,8 +127,7 @@ export async function main(io: CliIO): Promise<number> {
     }
     if (err instanceof UsageError || err instanceof InputError) {
       // `lsit` with no journals yet: the missing root is the error, the command meant the hint.
-      const meant = err instanceof InputError && / does not exist/.test(err.message) ? commandMeant(io.argv[0]) : undefined;
-      const hint = meant ? `; did you mean the command ${meant}? (trace-delegation ${meant} --help)` : '';
+      const hint = err instanceof InputError && / does not exist/.test(err.message) ? commandHint(io.argv[0]) : '';
       io.stderr.write(`trace-delegation: ${safeTerminalText(err.message)}${hint}\n`);
       return EXIT.usage;
     }

@@ -3,7 +3,7 @@ import { fstatSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
-import { pathIdentity, type JournalFile } from '../journal/discover.js';
+import { pathIdentity, statIdentity, type JournalFile } from '../journal/discover.js';
 import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
@@ -85,7 +85,7 @@ function refuseOutputOntoStdin(outputs: readonly [string, string][], io: CliIO):
   let input: string | null = null;
   try {
     const st = fstatSync((io.stdin as { fd?: number }).fd ?? 0);
-    if (st.isFile()) input = `${st.dev}:${st.ino}`;
+    if (st.isFile()) input = statIdentity(st);
   } catch {
     return; // no descriptor to compare (an in-process stream)
   }

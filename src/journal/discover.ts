@@ -62,19 +62,27 @@ function homeFolder(env: NodeJS.ProcessEnv, missing = 'cannot find the home fold
 /** device:inode of an existing file or folder (links and other spellings of one path agree), or null. */
 export function pathIdentity(p: string): string | null {
   try {
-    const st = statSync(p);
-    return `${st.dev}:${st.ino}`;
+    return statIdentity(statSync(p));
   } catch {
     return null;
   }
 }
 
+/** device:inode of what a stat describes (an open descriptor's too). */
+export const statIdentity = (st: { dev: number; ino: number }): string => `${st.dev}:${st.ino}`;
+
 export function defaultSessionRoots(env: NodeJS.ProcessEnv): string[] {
   return [env.ASTRA_SESSIONS_DIR ? expandHome(env.ASTRA_SESSIONS_DIR, env) : path.join(homeFolder(env), '.astra', 'sessions')];
 }
 
-/** Where the default root comes from, for the hint after a missing one the user did not name. */
-export const defaultRootOrigin = (env: NodeJS.ProcessEnv): string => (env.ASTRA_SESSIONS_DIR ? 'from ASTRA_SESSIONS_DIR' : 'the default');
+/**
+ * The roots to read: those named, else the default one, with where it came from (for the hint
+ * after a missing root the user did not name).
+ */
+export function sessionRoots(named: string[] | undefined, env: NodeJS.ProcessEnv): { roots: string[]; defaultOrigin?: string } {
+  if (named?.length) return { roots: named };
+  return { roots: defaultSessionRoots(env), defaultOrigin: env.ASTRA_SESSIONS_DIR ? 'from ASTRA_SESSIONS_DIR' : 'the default' };
+}
 
 // Without one of these characters a path cannot be a pattern, and fast-glob need not be loaded.
 const isGlob = (s: string) => /[*?[\]{}()!+@]/.test(s) && fastGlob().isDynamicPattern(s.replace(/\\/g, '/'));

@@ -73,6 +73,9 @@ export const NON_TERMINAL_STATUSES = new Set(['created', 'running', 'waiting', '
  */
 export const settlesRun = (status: string | null): boolean => status === null || !NON_TERMINAL_STATUSES.has(status);
 
+/** Gen A's forced-through completions that leave a run unfinished, not failed: `paused`, `waiting`. */
+export const isPausedStatus = (status: string | null): boolean => status === 'paused' || status === 'waiting';
+
 /** A completion status that is no sub-run state at all (`rejected`, a number, none). */
 export const isUnknownStatus = (status: string | null): boolean => status === null || (!TERMINAL_STATUSES.has(status) && !NON_TERMINAL_STATUSES.has(status));
 

@@ -1,7 +1,7 @@
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
-import { finalCompletion, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
+import { finalCompletion, isPausedStatus, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
 
@@ -104,7 +104,7 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
 /** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */
 export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
   const pause = lastMarker(run, 'pause');
-  const pausedCompletion = run.completions.find((c) => c.status === 'paused' || c.status === 'waiting');
+  const pausedCompletion = run.completions.find((c) => isPausedStatus(c.status));
   if (pause) return { cause: 'paused', detail: 'a pause marker names it', evidence: [loc(pause)] };
   if (pausedCompletion) return { cause: 'paused', detail: `a Gen A completion says ${pausedCompletion.status}, which is not terminal`, evidence: [loc(pausedCompletion)] };
   if (d.completed?.aggregatedStatus === 'unfinished') return { cause: 'paused', detail: 'the delegation ended unfinished', evidence: [loc(d.completed)] };

@@ -1,4 +1,4 @@
-import { finalStatus } from '../../model/delegation.js';
+import { finalStatus, isPausedStatus } from '../../model/delegation.js';
 import { hasSubRunEvents, lastMarker, loc, startedChildren, unexplainedSequentialStop } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
@@ -31,7 +31,7 @@ export const sequentialStoppedEarly: Check = {
     const reason =
       status === 'completed'
         ? 'probably stop_on_success, which is not journaled'
-        : pause || status === 'paused' || status === 'waiting' || d.completed.aggregatedStatus === 'unfinished'
+        : pause || isPausedStatus(status) || d.completed.aggregatedStatus === 'unfinished'
           ? 'the stage was left unfinished (paused or waiting), which stops a sequential delegation'
           : status === 'cancelled' || cancel
             ? 'the stage was cancelled, which stops a sequential delegation'

@@ -1,3 +1,4 @@
+import { validateAnalyzeOptions } from './analyze-options.js';
 import type { Readable } from 'node:stream';
 import { CHECKS } from './checks/index.js';
 import { runChecks, type RuleSettings } from './checks/run.js';
@@ -105,6 +106,7 @@ function batchedProgress(onFile: AnalyzeOptions['onFile']) {
 
 /** loadJournals; `last` keeps at most `maxEvents` events before it gives up on reading recent files only. */
 async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE_INFINITY, maxFileEvents = RECENT_MAX_FILE_EVENTS): Promise<JournalsRead> {
+  validateAnalyzeOptions(options);
   if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false, subset: false };
   const { roots, files, notes: unreadable } = await discoverTree(options);
   if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false, subset: false };
@@ -349,6 +351,7 @@ function filesNaming(query: string, fileIds: readonly FileIds[], files: readonly
 
 /** The sessions roots and their journals; Limits lines for layout folders that cannot be listed. */
 async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[]; files: JournalFile[]; notes: string[] }> {
+  validateAnalyzeOptions(options);
   const { roots, defaultOrigin } = sessionRoots(options.sessions, options.env ?? process.env);
   const folders: string[] = [];
   const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders, defaultOrigin);
@@ -536,7 +539,8 @@ function oneEditApart(a: string, b: string): boolean {
 
 /** The command a mistyped first word (`lsit`, `chek`) most likely meant, if any. */
 export function commandMeant(word: string | undefined): string | undefined {
-  if (word === undefined || COMMANDS.includes(word)) return undefined; // the command itself was run
+  // The command itself was run, or `last`, a target one letter from `list`.
+  if (word === undefined || COMMANDS.includes(word) || isLastTarget(word)) return undefined;
   return COMMANDS.find((c) => oneEditApart(word.toLowerCase(), c));
 }
 

@@ -1,10 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { analyze } from '../analyze.js';
 import type { Finding } from '../checks/types.js';
 import { discoverCases, type CheckCase } from '../expectations/cases.js';
 import { compareFindings, type Problem } from '../expectations/compare.js';
-import { expectationsFor, parseExpectations, serializeExpectations, type Expectation } from '../expectations/file.js';
+import { expectationsFor, parseExpectations, serializeExpectations, type Expectation, type Pins } from '../expectations/file.js';
 import { InputError } from '../journal/discover.js';
 import { paint, safeTerminalText as safe } from '../format/terminal.js';
 import { addAnalysisOptions, resolveSettings, useColor, type ScanFlags } from './common.js';
@@ -13,6 +14,7 @@ import { EXIT, UsageError, type CliIO } from './io.js';
 export interface CheckFlags extends Pick<ScanFlags, 'rule' | 'config' | 'maxFanout' | 'maxTree' | 'maxAttempts' | 'staleAfter' | 'clockSkew' | 'now'> {
   subset?: boolean;
   update?: boolean;
+  pin?: string;
   quiet?: boolean;
   color?: boolean;
 }
@@ -22,6 +24,7 @@ export function addCheckOptions(cmd: Command): Command {
   return addAnalysisOptions(cmd)
     .option('--subset', 'let findings that no expectation mentions pass (default: exact)')
     .option('--update', 'write or rewrite the expectations of failing and new cases from the current findings (refused when CI is set)')
+    .option('--pin <keys>', 'with --update: also pin each finding\'s runs and/or evidence (runs, evidence or runs,evidence; a file that pins them keeps them)')
     .option('-q, --quiet', 'print only failing cases and the summary')
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)');
 }
@@ -32,7 +35,7 @@ export function isCI(env: NodeJS.ProcessEnv): boolean {
   return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 }
 
-/** The expectations beside a case; null when there is none yet (or, under --update, it is unusable). */
+/** The expectations beside a case; null when there is none yet. */
 function readExpectations(c: CheckCase, update: boolean): Expectation[] | null {
   let text: string;
   try {
@@ -44,10 +47,50 @@ function readExpectations(c: CheckCase, update: boolean): Expectation[] | null {
   try {
     return parseExpectations(text, `${c.display}.expected.json`);
   } catch (err) {
-    if (update) return null;
+    // Rewriting it would lose what a person wrote there (an absence check, a note) without a word.
+    if (update && err instanceof InputError) throw new InputError(`${err.message}; --update does not overwrite a file it cannot read: fix it, or delete it to record the current findings`);
     throw err;
   }
 }
+
+/** `--pin runs,evidence` */
+function parsePins(v: string | undefined, update: boolean): Pins {
+  const pins: Pins = { runs: false, evidence: false };
+  if (v === undefined) return pins;
+  if (!update) throw new UsageError('--pin only applies to --update (it says what the written expectations pin)');
+  for (const k of v.split(',').map((x) => x.trim())) {
+    if (k !== 'runs' && k !== 'evidence') throw new UsageError(`--pin takes runs, evidence or runs,evidence, not ${JSON.stringify(v)}`);
+    pins[k] = true;
+  }
+  return pins;
+}
+
+/** A case's evidence as an expectations file pins it: `file:line`, the file relative to the case. */
+function caseEvidence(c: CheckCase, cwd: string): (f: Finding) => string[] {
+  const base = statSync(c.target).isDirectory() ? c.target : path.dirname(c.target);
+  return (f) => f.evidence.map((l) => `${path.relative(base, path.resolve(cwd, l.file)).split(path.sep).join('/')}:${l.line}`);
+}
+
+/** The command that records the current findings with the same settings (flags that change findings). */
+function updateCommand(paths: string[], flags: CheckFlags): string {
+  const args: string[] = ['check', '--update'];
+  for (const r of flags.rule ?? []) args.push('--rule', r);
+  const valued: [string, string | undefined][] = [
+    ['--config', flags.config],
+    ['--max-fanout', flags.maxFanout],
+    ['--max-tree', flags.maxTree],
+    ['--max-attempts', flags.maxAttempts],
+    ['--stale-after', flags.staleAfter],
+    ['--clock-skew', flags.clockSkew],
+    ['--now', flags.now],
+    ['--pin', flags.pin],
+  ];
+  for (const [name, v] of valued) if (v !== undefined) args.push(name, v);
+  return ['trace-delegation', ...args, ...paths].map(shellWord).join(' ');
+}
+
+/** A word as a POSIX shell reads it back: quoted only when it needs to be. */
+const shellWord = (w: string): string => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
 const where = (f: Finding) => (f.evidence.length ? ` (${f.evidence.map((e) => `${safe(e.file)}:${e.line}`).join(', ')})` : '');
 const findingLine = (f: Finding) => `[${f.severity}] ${f.id} in ${safe(f.delegation)}: ${safe(f.message)}${where(f)}`;
@@ -55,19 +98,23 @@ const findingLine = (f: Finding) => `[${f.severity}] ${f.id} in ${safe(f.delegat
 function selector(e: Expectation): string {
   const parts = [safe(e.id), e.delegation ? `in ${safe(e.delegation)}` : 'in any delegation'];
   if (e.severity) parts.push(`at ${e.severity}`);
+  if (e.runs) parts.push(`with runs [${e.runs.map(safe).join(', ')}]`);
+  if (e.evidence) parts.push(`with evidence [${e.evidence.map(safe).join(', ')}]`);
   return parts.join(' ');
 }
 
 const wanted = (e: Expectation) => (e.count === undefined ? 'at least 1' : String(e.count));
 
-/** A problem as indented lines: what was expected, what was found, and where. */
-function problemLines(p: Problem, keys: ReadonlySet<string>): string[] {
+/** A problem as indented lines: what was expected, what was found, and where. `off` says why a check cannot report. */
+function problemLines(p: Problem, keys: ReadonlySet<string>, off: (id: string) => string | undefined): string[] {
   switch (p.kind) {
     case 'missing': {
       // A delegation the case does not have (a prefix, a typo) can never match: say so.
       const d = p.expectation.delegation;
       const none = d !== undefined && !keys.has(d) ? ` (the case has no delegation ${safe(d)}: "delegation" is a whole id, or a key such as <id>#2)` : '';
-      return [`missing: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}${none}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
+      const why = off(p.expectation.id);
+      const disabled = why ? ` (the check is off: ${why})` : '';
+      return [`missing: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}${none}${disabled}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
     }
     case 'too-many':
       return [`too many: ${selector(p.expectation)}: expected ${wanted(p.expectation)}, found ${p.found.length}`, ...p.found.map((f) => `  found ${findingLine(f)}`)];
@@ -86,8 +133,11 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
   const env = io.env ?? process.env;
   if (flags.update && isCI(env)) throw new UsageError('--update is refused when CI is set: record expectations locally, review them and commit them');
   const cwd = io.cwd ?? process.cwd();
+  const pins = parsePins(flags.pin, !!flags.update);
   const cases = discoverCases(paths, cwd, !!flags.update);
   const { options } = resolveSettings(flags, io);
+  const ruleFlags = new Set((flags.rule ?? []).map((r) => r.split('=')[0]));
+  const off = (id: string) => (options.rules?.[id] !== 'off' ? undefined : ruleFlags.has(id) ? `--rule ${id}=off` : `"${id}": "off" in ${flags.config ?? 'trace-delegation.config.json'}`);
   // Every expectations file is validated before any case runs, so a typo is exit 2, not a half run.
   const loaded = cases.map((c) => ({ c, expected: readExpectations(c, !!flags.update) }));
   for (const { c, expected } of loaded) {
@@ -101,9 +151,12 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
   for (const { c, expected } of loaded) {
     const { report } = await analyze({ ...options, sessions: c.sessions, all: true });
     const findings = report.delegations.flatMap((d) => d.findings);
-    const problems = expected ? compareFindings(expected, findings, !!flags.subset) : null;
+    const evidenceOf = caseEvidence(c, cwd);
+    const problems = expected ? compareFindings(expected, findings, !!flags.subset, evidenceOf) : null;
     if (flags.update && (problems === null || problems.length > 0)) {
-      const next = expectationsFor(findings);
+      // A file that pins runs or evidence keeps pinning them.
+      const keep = { runs: pins.runs || !!expected?.some((e) => e.runs), evidence: pins.evidence || !!expected?.some((e) => e.evidence) };
+      const next = expectationsFor(findings, keep, evidenceOf);
       try {
         writeFileSync(c.expectedFile, serializeExpectations(next));
       } catch (err) {
@@ -118,12 +171,12 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
     } else {
       out(`${paint(color, 'red', 'FAIL')} ${safe(c.display)}`);
       const keys = new Set(report.delegations.flatMap((d) => [d.key, d.id]));
-      for (const p of problems) for (const line of problemLines(p, keys)) out(`  ${line}`);
+      for (const p of problems) for (const line of problemLines(p, keys, off)) out(`  ${line}`);
       failed++;
     }
   }
   if (written) out(`${written} expectations ${written === 1 ? 'file' : 'files'} written`);
-  if (failed && !flags.update) out(`Accept the current findings with: trace-delegation check --update ${paths.join(' ')}`);
+  if (failed && !flags.update) out(`Accept the current findings with: ${updateCommand(paths, flags)}`);
   out(`${passed} passed, ${failed} failed`);
   return failed ? EXIT.findings : EXIT.ok;
 }

@@ -87,7 +87,8 @@ export function resolveSettings(flags: ScanFlags, io: CliIO): { options: Analyze
   if (flags.maxAttempts !== undefined) co.maxAttempts = positiveInt('--max-attempts', flags.maxAttempts);
   if (flags.staleAfter !== undefined) co.staleAfterMs = duration('--stale-after', flags.staleAfter);
   if (flags.clockSkew !== undefined) co.clockSkewMs = duration('--clock-skew', flags.clockSkew);
-  const nowText = flags.now ?? io.env?.TRACE_DELEGATION_NOW;
+  // An empty variable is unset, as CI and ASTRA_SESSIONS_DIR are (an empty workflow input).
+  const nowText = flags.now ?? (io.env?.TRACE_DELEGATION_NOW || undefined);
   if (nowText !== undefined) {
     const t = parseTimestamp(nowText);
     if (!t) throw new UsageError(`${flags.now !== undefined ? '--now' : 'TRACE_DELEGATION_NOW'} must be an RFC 3339 timestamp, not ${JSON.stringify(nowText)}`);

@@ -38,19 +38,20 @@ export function exitCodeFor(report: TraceReport, failOn: Severity | 'none'): num
 }
 
 interface FormatRegistry {
-  FORMATTERS: Record<string, Formatter>;
+  /** Own names only: `--format constructor` must be unknown, not Object's constructor. */
+  formatterFor: (name: string) => Formatter | undefined;
   FORMAT_NAMES: () => string[];
 }
 
 /** Every formatter and its libraries: loaded only when a report is not streamed (about 0.1 s). */
 const loadRegistry = (): Promise<FormatRegistry> => import('../format/index.js');
 
-function parseOutputs(specs: string[] = [], { FORMATTERS, FORMAT_NAMES }: FormatRegistry): [string, string][] {
+function parseOutputs(specs: string[] = [], { formatterFor, FORMAT_NAMES }: FormatRegistry): [string, string][] {
   const outputs = specs.map((s): [string, string] => {
     const i = s.indexOf('=');
     if (i <= 0 || i === s.length - 1) throw new UsageError(`--output expects <format>=<file>, got ${JSON.stringify(s)}`);
     const name = s.slice(0, i);
-    if (!FORMATTERS[name]) throw new UsageError(`unknown format ${name} in --output (choose from ${FORMAT_NAMES().join(', ')})`);
+    if (!formatterFor(name)) throw new UsageError(`unknown format ${name} in --output (choose from ${FORMAT_NAMES().join(', ')})`);
     const file = s.slice(i + 1);
     if (file === '-') throw new UsageError(`--output writes a file; standard output has the --format report (use --format ${name} for ${name} on standard output)`);
     return [name, file];
@@ -110,7 +111,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   if (cut) target = cut[1];
   const streamed = STREAMED_FORMATS.has(flags.format) && !flags.output?.length && !flags.follow;
   const registry = streamed ? null : await loadRegistry();
-  if (registry && !registry.FORMATTERS[flags.format]) throw new UsageError(`unknown format ${flags.format} (choose from ${registry.FORMAT_NAMES().join(', ')})`);
+  if (registry && !registry.formatterFor(flags.format)) throw new UsageError(`unknown format ${flags.format} (choose from ${registry.FORMAT_NAMES().join(', ')})`);
   const outputs = registry ? parseOutputs(flags.output, registry) : [];
   const { options, failOn } = resolveSettings(flags, io);
   const fromStdin = flags.stdin || target === '-';
@@ -128,7 +129,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     const sleepAfterMs = sleepAfter !== undefined && sleepAfter !== '' && Number.isFinite(Number(sleepAfter)) && Number(sleepAfter) >= 0 ? Number(sleepAfter) : undefined; // 0: sleep at once
     // Loaded on use: follow mode brings file watching and gzip with it.
     const { runFollow } = await import('./follow.js');
-    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.FORMATTERS[flags.format], format: flags.format, color: useColor(io, flags.color), failOn, pollMs, watch, sleepAfterMs, quiet: flags.quiet });
+    return runFollow(flags.all ? undefined : target, io, { options: { ...options, ...extra }, formatter: registry!.formatterFor(flags.format)!, format: flags.format, color: useColor(io, flags.color), failOn, pollMs, watch, sleepAfterMs, quiet: flags.quiet });
   }
   if (fromStdin) {
     rejectSessionsWithStdin(flags);
@@ -185,7 +186,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   } finally {
     progress?.finish();
   }
-  const { FORMATTERS } = registry;
+  const formatter = (name: string) => registry.formatterFor(name)!; // validated before the scan
   const onReport = reportProgress(progress, io);
   const total = prepared.selected.length;
   let report: TraceReport;
@@ -197,12 +198,12 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   // The files first: one that cannot be written is exit 2, and exit 2 prints nothing on stdout.
   for (const [name, file] of outputs) {
     try {
-      writeFileSync(file, FORMATTERS[name](report, { ...ctx, color: false }));
+      writeFileSync(file, formatter(name)(report, { ...ctx, color: false }));
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? 'its folder does not exist' : describeError(err)}`);
     }
   }
-  io.stdout.write(FORMATTERS[flags.format](report, ctx));
+  io.stdout.write(formatter(flags.format)(report, ctx));
   return exitCodeFor(report, failOn);
 }

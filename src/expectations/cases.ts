@@ -114,6 +114,16 @@ function enclosingCases(dir: string): string[] {
   return roots;
 }
 
+/** Expectations written in another format are not read: say so, instead of "has no expectations". */
+function otherFormatNote(journals: string[], cwd: string): string {
+  for (const j of journals) {
+    for (const ext of ['.expected.yaml', '.expected.yml']) {
+      if (statOrNull(j + ext)?.isFile()) return ` (${display(j + ext, cwd)} is not read: expectations are JSON, in X${EXPECTED_SUFFIX})`;
+    }
+  }
+  return '';
+}
+
 /** At most this many paths are named in an error; the rest are counted. */
 const NAMED = 10;
 
@@ -150,12 +160,12 @@ export function discoverCases(args: string[], cwd: string, allowNew = false): Ch
       else if (allowNew) for (const j of strays.uncovered) under.push(toCase(j, cwd));
       if (!under.length && !strays.uncovered.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
       if (strays.orphans.length) throw new InputError(`${plural(strays.orphans.length, 'expectations file has', 'expectations files have')} no journal or folder beside ${strays.orphans.length === 1 ? 'it' : 'them'} under ${arg}: ${named(strays.orphans, cwd)}; restore the journal, or delete the expectations file`);
-      if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
+      if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}${otherFormatNote(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
       for (const c of under) found.set(c.target, c);
     } else if (hasExpectations || (allowNew && isJournalName(abs))) {
       found.set(abs, toCase(abs, cwd));
     } else if (isJournalName(abs)) {
-      throw new InputError(`${arg} has no expectations file beside it (${path.basename(abs)}${EXPECTED_SUFFIX}); write one, or run check --update ${arg} to record the current findings`);
+      throw new InputError(`${arg} has no expectations file beside it (${path.basename(abs)}${EXPECTED_SUFFIX})${otherFormatNote([abs], cwd)}; write one, or run check --update ${arg} to record the current findings`);
     } else {
       throw new InputError(`${arg} is not a journal file (*.jsonl, *.jsonl.gz), a session folder or an expectations file`);
     }

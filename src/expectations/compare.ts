@@ -1,5 +1,5 @@
 import type { Finding } from '../checks/types.js';
-import type { Expectation } from './file.js';
+import { evidenceStrings, type Expectation } from './file.js';
 
 /** Why a case fails; each kind reads as one line (plus the findings it names). */
 export type Problem =
@@ -8,20 +8,27 @@ export type Problem =
   | { kind: 'too-many'; expectation: Expectation; found: Finding[] }
   | { kind: 'unexpected'; finding: Finding };
 
-function sameTarget(e: Expectation, f: Finding): boolean {
-  return f.id === e.id && (e.delegation === undefined || f.delegation === e.delegation);
-}
+const sameSet = (want: readonly string[], got: readonly string[]) => want.length === got.length && [...want].sort().join('\n') === [...got].sort().join('\n');
 
-const matches = (e: Expectation, f: Finding) => sameTarget(e, f) && (e.severity === undefined || f.severity === e.severity);
+/** Whether a finding is the one an expectation names, whatever its severity. */
+function sameTarget(e: Expectation, f: Finding, evidenceOf: (f: Finding) => string[]): boolean {
+  return (
+    f.id === e.id &&
+    (e.delegation === undefined || f.delegation === e.delegation) &&
+    (e.runs === undefined || sameSet(e.runs, f.runs)) &&
+    (e.evidence === undefined || sameSet(e.evidence, evidenceOf(f)))
+  );
+}
 
 /**
  * Compares a case's findings with its expectations. Each expectation counts the findings it
- * matches (id, and delegation/severity when given): exactly `count` of them, or at least one
+ * matches (id, and delegation, severity, runs and evidence when given): exactly `count` of them, or at least one
  * without `count`. In exact mode every finding must be matched by some expectation; `subset`
  * lets unmatched findings pass. A shortfall that a finding of another severity explains is
  * reported as a different severity instead of missing + unexpected.
  */
-export function compareFindings(expected: Expectation[], findings: Finding[], subset = false): Problem[] {
+export function compareFindings(expected: Expectation[], findings: Finding[], subset = false, evidenceOf: (f: Finding) => string[] = evidenceStrings): Problem[] {
+  const matches = (e: Expectation, f: Finding) => sameTarget(e, f, evidenceOf) && (e.severity === undefined || f.severity === e.severity);
   const problems: Problem[] = [];
   const accounted = new Set<Finding>();
   for (const e of expected) {
@@ -33,7 +40,7 @@ export function compareFindings(expected: Expectation[], findings: Finding[], su
       problems.push({ kind: 'too-many', expectation: e, found });
       continue;
     }
-    const other = e.severity === undefined ? [] : findings.filter((f) => sameTarget(e, f) && f.severity !== e.severity);
+    const other = e.severity === undefined ? [] : findings.filter((f) => sameTarget(e, f, evidenceOf) && f.severity !== e.severity);
     other.forEach((f) => accounted.add(f));
     problems.push(other.length ? { kind: 'severity', expectation: e, found, other } : { kind: 'missing', expectation: e, found });
   }

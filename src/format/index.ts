@@ -10,8 +10,11 @@ import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
 import type { Formatter } from './types.js';
 
-/** Output formats by name; `--format <name>` and `--output <name>=<file>` look them up here. */
-export const FORMATTERS: Record<string, Formatter> = {
+/**
+ * Output formats by name; `--format <name>` and `--output <name>=<file>` look them up here.
+ * Typed by name, so `FORMATTERS.txt` is a compile error and `FORMATTERS.text` is never undefined.
+ */
+export const FORMATTERS = {
   text: formatText,
   json: formatJson,
   ndjson: formatNdjson,
@@ -22,6 +25,12 @@ export const FORMATTERS: Record<string, Formatter> = {
   html: formatHtml,
   otlp: formatOtlp,
   'chrome-trace': formatChromeTrace,
-};
+} as const satisfies Record<string, Formatter>;
+
+/** A name `--format` accepts. */
+export type FormatName = keyof typeof FORMATTERS;
+
+/** The formatter of a name read from the command line or a file, or undefined for an unknown one. */
+export const formatterFor = (name: string): Formatter | undefined => (Object.hasOwn(FORMATTERS, name) ? FORMATTERS[name as FormatName] : undefined);
 
 export const FORMAT_NAMES = (): string[] => Object.keys(FORMATTERS);

@@ -87,8 +87,8 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
   }
   if (newest && nowMs - newest.st.lastTime!.ms < staleAfterMs) {
     const age = Math.round((nowMs - newest.st.lastTime!.ms) / 1000);
-    // A --now before the journal's newest line: no negative age.
-    const detail = age < 0 ? `the newest line in its files is ${-age}s after --now` : `the newest line in its files is ${age}s old`;
+    // A line stamped after "now" (a --now in the past, or a clock ahead): no negative age.
+    const detail = age < 0 ? `the newest line in its files is ${-age}s in the future` : `the newest line in its files is ${age}s old`;
     return { cause: 'still running', detail, evidence: [{ file: newest.file, line: newest.st.lastLine }] };
   }
   const lastLineByFile = new Map<string, number>();

@@ -213,7 +213,7 @@ describe('check', () => {
     writeFileSync(expectedFile(), '[{ "id": "missing-completion", "severty": "error" }]');
     const bad = await runMain(['check', dir], { cwd: dir });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe(`trace-delegation: expectations file ${CASE}.expected.json[0]: unknown key "severty" (allowed: id, delegation, severity, count, note, comment)\n`);
+    expect(bad.stderr).toBe(`trace-delegation: expectations file ${CASE}.expected.json[0]: unknown key "severty" (allowed: id, delegation, severity, count, runs, evidence, note, comment)\n`);
     expect(bad.stdout).toBe('');
   });
 });

@@ -1,7 +1,7 @@
 // The library entry as the README's Library section uses it: the CLI's text and exit code from a
 // report, and one clear error for sessions given as a string.
 import { describe, expect, it } from 'vitest';
-import { analyze, exitCodeForFindings, FORMATTERS, InputError } from '../../src/index.js';
+import { analyze, exitCodeForFindings, FORMATTERS, formatterFor, InputError } from '../../src/index.js';
 import { FIXTURES, runMain } from '../helpers/cli.js';
 import path from 'node:path';
 
@@ -18,5 +18,38 @@ describe('library', () => {
     const err = await analyze({ sessions: FIXTURES as unknown as string[] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as Error).message).toBe(`sessions must be a list of paths, such as ['/path/to/sessions'], not ${JSON.stringify(FIXTURES)}`);
+  });
+
+  it('refuses what the CLI refuses: an empty list of roots, unknown rules and levels, counts that are not counts', async () => {
+    // An empty list read ASTRA_SESSIONS_DIR or ~/.astra; the others were silently ignored.
+    const sessions = [path.join(FIXTURES, 'sessions')];
+    const cases: [Parameters<typeof analyze>[0], string][] = [
+      [{ sessions: [], all: true, env: { ASTRA_SESSIONS_DIR: sessions[0] } }, 'sessions is an empty list: name at least one folder, file or glob (leave sessions out to read the default root)'],
+      [{ sessions, all: true, rules: { 'failed-in-aggregat': 'off' } }, 'rules: "failed-in-aggregat" is not a check id (see `trace-delegation rules`)'],
+      [{ sessions, all: true, rules: { 'late-result': 'warn' as 'warning' } }, 'rules.late-result must be off, info, warning or error, not "warn"'],
+      [{ sessions, all: true, checkOptions: { maxFanout: -1 } }, 'checkOptions.maxFanout must be a positive integer, not -1'],
+      [{ sessions, all: true, checkOptions: { staleAfterMs: Number.NaN } }, 'checkOptions.staleAfterMs must be a duration in milliseconds (0 or more), not null'],
+      [{ sessions, all: true, jobs: 0 }, 'jobs must be an integer from 1 to 64, not 0'],
+    ];
+    for (const [options, message] of cases) {
+      const err = await analyze(options).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as Error).message).toBe(message);
+    }
+    const fine = await analyze({ sessions, all: true, rules: { 'late-result': 'off' }, checkOptions: { maxFanout: 4, staleAfterMs: 0 } });
+    expect(fine.report.delegations.length).toBeGreaterThan(0);
+  });
+
+  it('looks formats up by their own names only', async () => {
+    expect(formatterFor('text')).toBe(FORMATTERS.text);
+    for (const name of ['constructor', 'toString', '__proto__', 'txt']) expect(formatterFor(name)).toBeUndefined();
+    for (const name of ['constructor', 'toString']) {
+      const r = await runMain(['--demo', '--format', name]);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toMatch(new RegExp(`^trace-delegation: unknown format ${name} \\(choose from text, json, `));
+      const o = await runMain(['--demo', '-o', `${name}=x.out`]);
+      expect(o.code).toBe(2);
+      expect(o.stderr).toMatch(new RegExp(`^trace-delegation: unknown format ${name} in --output`));
+    }
   });
 });

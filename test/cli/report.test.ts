@@ -546,3 +546,11 @@ describe('a journal whose file name is not UTF-8', () => {
     }
   });
 });
+
+describe('an empty TRACE_DELEGATION_NOW', () => {
+  it('is unset, as an empty CI or ASTRA_SESSIONS_DIR is (an empty workflow input), not an error', async () => {
+    const r = await runBin(['--demo', '--all', '--format', 'json', '--fail-on', 'none'], { env: { TRACE_DELEGATION_NOW: '' } });
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(JSON.parse(r.stdout).delegations.length).toBeGreaterThan(0);
+  });
+});

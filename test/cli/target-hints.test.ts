@@ -59,6 +59,10 @@ describe('unknown targets', () => {
       const lsit = await runMain(['lsit'], { env: { HOME: home } });
       expect(lsit.code).toBe(2);
       expect(lsit.stderr).toMatch(/^trace-delegation: sessions root .* does not exist \(the default; .*\); did you mean the command list\? \(trace-delegation list --help\)\n$/);
+      // `last` is a target one letter from `list`: no hint for it.
+      const last = await runMain(['last'], { env: { HOME: home } });
+      expect(last.code).toBe(2);
+      expect(last.stderr).not.toContain('did you mean');
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

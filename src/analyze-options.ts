@@ -1,0 +1,35 @@
+import { CHECK_META_BY_ID } from './checks/catalog.js';
+import { SEVERITIES } from './checks/types.js';
+import { InputError } from './journal/discover.js';
+import type { AnalyzeOptions } from './analyze.js';
+
+const RULE_LEVELS: readonly string[] = ['off', ...SEVERITIES];
+const COUNT_OPTIONS = ['maxFanout', 'maxTree', 'maxAttempts'] as const;
+const DURATION_OPTIONS = ['staleAfterMs', 'clockSkewMs'] as const;
+
+/**
+ * The library's callers get the refusals the CLI gives for the same settings: a misspelled
+ * rule id or level, a count or duration that is not one, or an empty list of roots would
+ * otherwise be ignored (or read the user's own journals) without a word.
+ */
+export function validateAnalyzeOptions(options: AnalyzeOptions): void {
+  if (Array.isArray(options.sessions) && options.sessions.length === 0 && !options.stdin) {
+    throw new InputError('sessions is an empty list: name at least one folder, file or glob (leave sessions out to read the default root)');
+  }
+  const known = new Set([...CHECK_META_BY_ID.keys(), ...(options.extraChecks ?? []).map((c) => c.meta.id)]);
+  for (const [id, level] of Object.entries(options.rules ?? {})) {
+    if (!known.has(id)) throw new InputError(`rules: ${JSON.stringify(id)} is not a check id (see \`trace-delegation rules\`)`);
+    if (!RULE_LEVELS.includes(level as string)) throw new InputError(`rules.${id} must be off, info, warning or error, not ${JSON.stringify(level)}`);
+  }
+  const co = options.checkOptions ?? {};
+  for (const k of COUNT_OPTIONS) {
+    const v = co[k];
+    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) throw new InputError(`checkOptions.${k} must be a positive integer, not ${JSON.stringify(v)}`);
+  }
+  for (const k of DURATION_OPTIONS) {
+    const v = co[k];
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new InputError(`checkOptions.${k} must be a duration in milliseconds (0 or more), not ${JSON.stringify(v)}`);
+  }
+  if (co.nowMs !== undefined && !(typeof co.nowMs === 'number' && Number.isFinite(co.nowMs))) throw new InputError(`checkOptions.nowMs must be epoch milliseconds, not ${JSON.stringify(co.nowMs)}`);
+  if (options.jobs !== undefined && !(Number.isInteger(options.jobs) && options.jobs >= 1 && options.jobs <= 64)) throw new InputError(`jobs must be an integer from 1 to 64, not ${JSON.stringify(options.jobs)}`);
+}

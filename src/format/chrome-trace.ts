@@ -112,8 +112,8 @@ function delegationEvents(c: Ctx, d: DelegationReport, sortIndex: number): void 
   for (const f of d.findings) {
     const at = f.runs.map((r) => c.runs.get(r)).find((x) => x && x.pid === pid);
     const ts = at?.end ?? (joinNs ? micros(joinNs, c.origin) : startNs ? micros(startNs, c.origin) : null);
-    if (ts === null) continue;
-    c.events.push({ name: `finding ${f.id}`, cat: 'finding', ph: 'i', s: 't', pid, tid: at?.tid ?? TID_DELEGATION, ts, args: { severity: f.severity, message: f.message, runs: f.runs, evidence: f.evidence.map((e) => `${e.file}:${e.line}`) } });
+    // A delegation with no time that parses still shows its findings: at the trace's start, marked untimed.
+    c.events.push({ name: `finding ${f.id}`, cat: 'finding', ph: 'i', s: 't', pid, tid: at?.tid ?? TID_DELEGATION, ts: ts ?? 0, args: { severity: f.severity, message: f.message, runs: f.runs, evidence: f.evidence.map((e) => `${e.file}:${e.line}`), ...(ts === null ? { untimed: true } : {}) } });
   }
 }
 

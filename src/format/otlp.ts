@@ -75,6 +75,8 @@ interface Tree {
   /** The tree's spans by id (a finding's event goes on the span of a run it names). */
   spanById: Map<string, OtlpSpan>;
   visited: Set<string>;
+  /** Delegations with no timestamp to place a span at (shared by every tree of the report). */
+  untimed: string[];
 }
 
 function findingEvent(f: Finding, timeUnixNano: string): SpanEvent {
@@ -167,7 +169,14 @@ function delegationSpan(t: Tree, d: DelegationReport, parentSpanId: string | und
   const last = lastEventSeen(d, t.keys);
   const lastNs = last ? tsNanos(last.ts) : null;
   const times = delegationTimes(d, lastNs);
-  if (!times) return [];
+  if (!times) {
+    // No instant to place it at; its nested delegations may have theirs, under the span above it.
+    t.untimed.push(d.key);
+    return d.nested.flatMap((key): [DelegationReport, string | undefined][] => {
+      const n = t.keys.get(key);
+      return n ? [[n, parentSpanId]] : [];
+    });
+  }
   const spanId = delegationSpanId(d.key);
   const root: OtlpSpan = {
     traceId: t.traceId,
@@ -222,15 +231,15 @@ function delegationSpan(t: Tree, d: DelegationReport, parentSpanId: string | und
   return nested;
 }
 
-/** All spans of the report, one trace per delegation tree. */
-export function otlpSpans(report: TraceReport): OtlpSpan[] {
+/** All spans of the report, one trace per delegation tree; `untimed` collects the delegations left without one. */
+export function otlpSpans(report: TraceReport, untimed: string[] = []): OtlpSpan[] {
   const keys = byKey(report.delegations);
   const spans: OtlpSpan[] = [];
   const done = new Set<string>();
   for (const d of [...roots(report.delegations), ...report.delegations]) {
     if (done.has(d.key)) continue;
     for (const x of tree(d, keys)) done.add(x.key);
-    const t: Tree = { traceId: traceIdFor(d.key), keys, runSpans: new Map(), spans, spanById: new Map(), visited: new Set() };
+    const t: Tree = { traceId: traceIdFor(d.key), keys, runSpans: new Map(), spans, spanById: new Map(), visited: new Set(), untimed };
     delegationSpans(t, d, undefined);
   }
   return spans;
@@ -244,13 +253,14 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const wellFormed = (_key: string, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value);
 
 export const formatOtlp: Formatter = (report) => {
-  const spans = otlpSpans(report);
+  const untimed: string[] = [];
+  const spans = otlpSpans(report, untimed);
   // Senders should not send empty envelopes: no span, no resource.
   const body = {
     resourceSpans: spans.length
       ? [
           {
-            resource: { attributes: attrs(kv('service.name', 'astra-delegation'), kv('astra.journal.files', report.stats.files)) },
+            resource: { attributes: attrs(kv('service.name', 'astra-delegation'), kv('astra.journal.files', report.stats.files), kv('astra.untimed_delegations', untimed.length ? untimed : null)) },
             scopeSpans: [{ scope: { name: report.tool.name, version: report.tool.version }, spans }],
           },
         ]

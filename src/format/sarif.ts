@@ -103,14 +103,37 @@ function fingerprint(f: Finding, primary: Location | undefined): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 }
 
+/**
+ * GitHub code scanning rejects a whole upload past these (its "SARIF support" limits): more than
+ * 25,000 results in a run, or more than 1,000 related locations on a result.
+ */
+export const MAX_RESULTS_PER_RUN = 25_000;
+export const MAX_RELATED_LOCATIONS = 1_000;
+
+const LEVEL_RANK: Record<Level, number> = { error: 0, warning: 1, note: 2 };
+
+/** The results a run keeps: all of them, or the most severe MAX_RESULTS_PER_RUN in report order. */
+function withinRunLimit<T extends { level: Level }>(results: T[]): { kept: T[]; omitted: Record<Level, number> } {
+  const omitted: Record<Level, number> = { error: 0, warning: 0, note: 0 };
+  if (results.length <= MAX_RESULTS_PER_RUN) return { kept: results, omitted };
+  const order = results.map((_, i) => i).sort((a, b) => LEVEL_RANK[results[a].level] - LEVEL_RANK[results[b].level] || a - b);
+  const keep = new Set(order.slice(0, MAX_RESULTS_PER_RUN));
+  results.forEach((r, i) => {
+    if (!keep.has(i)) omitted[r.level]++;
+  });
+  return { kept: results.filter((_, i) => keep.has(i)), omitted };
+}
+
 /** SARIF 2.1.0: one rule per check id, one result per finding located at its journal line. */
 export const formatSarif: Formatter = (report: TraceReport) => {
   const rules: ReturnType<typeof ruleForFinding | typeof ruleFromMeta>[] = CHECKS.map((c) => ruleFromMeta(c.meta));
   const ruleIndex = new Map(rules.map((r, i) => [r.id, i] as const));
-  const results = report.delegations.flatMap((d) =>
+  const all = report.delegations.flatMap((d) =>
     d.findings.map((f) => {
       if (!ruleIndex.has(f.id)) ruleIndex.set(f.id, rules.push(ruleForFinding(f)) - 1);
-      const [primary, ...related] = evidenceFor(f, d);
+      const [primary, ...evidence] = evidenceFor(f, d);
+      const related = evidence.slice(0, MAX_RELATED_LOCATIONS);
+      const hash = fingerprint(f, primary);
       return {
         ruleId: f.id,
         ruleIndex: ruleIndex.get(f.id),
@@ -118,18 +141,30 @@ export const formatSarif: Formatter = (report: TraceReport) => {
         message: { text: sarifText(f.message) },
         ...(primary ? { locations: [physicalLocation(primary)] } : {}),
         ...(related.length ? { relatedLocations: related.map((loc, i) => ({ id: i + 1, ...physicalLocation(loc), message: { text: 'evidence' } })) } : {}),
-        partialFingerprints: { 'traceDelegationFinding/v1': fingerprint(f, primary) },
-        properties: { delegation: f.delegation, runs: f.runs, symptom: f.symptom, check: f.check },
+        // GitHub tracks an alert by primaryLocationLineHash only; ours also works for journals outside the checkout.
+        partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'traceDelegationFinding/v1': hash },
+        properties: {
+          delegation: f.delegation,
+          runs: f.runs,
+          symptom: f.symptom,
+          check: f.check,
+          ...(evidence.length > related.length ? { omittedEvidence: evidence.length - related.length } : {}),
+        },
       };
     }),
   );
+  const { kept, omitted } = withinRunLimit(all);
+  const left = all.length - kept.length;
+  const note = `${left} of ${all.length} results left out (${omitted.error} errors, ${omitted.warning} warnings, ${omitted.note} notes), the least severe first: GitHub code scanning rejects a run of more than ${MAX_RESULTS_PER_RUN}. The json format has every finding.`;
   const log = {
     $schema: SARIF_SCHEMA_URI,
     version: '2.1.0',
     runs: [
       {
         tool: { driver: { name: report.tool.name, version: report.tool.version, semanticVersion: report.tool.version, rules } },
-        results,
+        ...(left ? { invocations: [{ executionSuccessful: true, toolExecutionNotifications: [{ level: 'warning', message: { text: note } }] }] } : {}),
+        results: kept,
+        ...(left ? { properties: { omittedResults: left, omittedBySeverity: omitted } } : {}),
       },
     ],
   };

@@ -46,6 +46,16 @@ describe('--format junit', () => {
     expect(attrs.timestamp).toBe(new Date(Math.floor(d.startedMs!)).toISOString().slice(0, 19));
   });
 
+  it('gives a tree without delegations one passing case (Jenkins fails a build on reports without tests)', async () => {
+    const report = await reportFor(RETRY_AND_FAILURE);
+    const xml = formatJunit({ ...report, delegations: [] }, { color: false, failOn: 'error' });
+    const doc = parseXml(xml);
+    expect(doc.attributes).toMatchObject({ tests: '1', failures: '0' });
+    const cases = all(doc, 'testcase');
+    expect(cases.map((c) => c.attributes)).toEqual([{ classname: 'trace-delegation', name: 'no delegation found' }]);
+    expect(all(doc, 'failure')).toEqual([]);
+  });
+
   it('is well-formed with the failing run fixture', async () => {
     const r = await runFormat('junit', RETRY_AND_FAILURE);
     expect(r.code).toBe(1);

@@ -54,6 +54,8 @@ export interface CheckMeta {
   /** One line for `trace-delegation rules`. */
   description: string;
   symptom: Symptom;
+  /** The classification of a finding whose message names this cause, where it differs from `symptom`. */
+  symptomByCause?: Readonly<Record<string, Symptom>>;
   docs: CheckDocs;
 }
 

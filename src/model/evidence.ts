@@ -1,3 +1,4 @@
+import { sessionIdOfPath } from '../journal/discover.js';
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
@@ -74,16 +75,46 @@ export function newestEventTime(d: Delegation, files: Map<string, FileStats>): I
   return newest;
 }
 
+// Gen A's tracker file holds every session's delegations: its name names no session.
+const SHARED_STEM = 'delegation';
+const filesByStem = new WeakMap<Map<string, FileStats>, Map<string, FileStats[]>>();
+
+/**
+ * The other journals of the delegation's sessions: a plain `<sid>.jsonl` that goes on after its
+ * `.jsonl.gz` archive, a copy in the other layout or owner folder. A session that went on in one
+ * of them went on, whichever file the delegation's own lines are in.
+ */
+function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStats[] {
+  let byStem = filesByStem.get(files);
+  if (!byStem) {
+    byStem = new Map();
+    for (const st of files.values()) {
+      const stem = sessionIdOfPath(st.file);
+      const list = byStem.get(stem);
+      if (list) list.push(st);
+      else byStem.set(stem, [st]);
+    }
+    filesByStem.set(files, byStem);
+  }
+  const own = new Set(d.files);
+  const out: FileStats[] = [];
+  for (const stem of new Set(d.files.map(sessionIdOfPath))) {
+    if (stem === SHARED_STEM) continue;
+    for (const st of byStem.get(stem) ?? []) if (!own.has(st.file)) out.push(st);
+  }
+  return out;
+}
+
 /**
  * Why a delegation has no `delegation_completed`: still running (recent activity), engine error
  * (its sessions went on writing after it), or crashed (its events are the last thing written).
  * The evidence is the line the verdict rests on.
  */
 export function openDelegationCause(d: Delegation, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
+  const siblings = sessionSiblings(d, files);
   let newest: { file: string; st: FileStats } | null = null;
-  for (const f of d.files) {
-    const st = files.get(f);
-    if (st?.lastTime && (!newest || diffMs(st.lastTime, newest.st.lastTime!) > 0)) newest = { file: f, st };
+  for (const st of [...d.files.map((f) => files.get(f)), ...siblings]) {
+    if (st?.lastTime && (!newest || diffMs(st.lastTime, newest.st.lastTime!) > 0)) newest = { file: st.file, st };
   }
   if (newest && nowMs - newest.st.lastTime!.ms < staleAfterMs) {
     const age = Math.round((nowMs - newest.st.lastTime!.ms) / 1000);
@@ -97,6 +128,12 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
     const st = files.get(file);
     if (st && st.lastLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastLine} after its last event`, evidence: [{ file, line: st.lastLine }] };
   }
+  let lastEvent: Instant | null = null;
+  for (const e of d.events) if (e.time && (!lastEvent || compareInstants(e.time, lastEvent) > 0)) lastEvent = e.time;
+  for (const st of siblings) {
+    if (lastEvent && st.lastTime && st.lastLine > 0 && compareInstants(st.lastTime, lastEvent) > 0)
+      return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${st.lastLine}, after its last event`, evidence: [{ file: st.file, line: st.lastLine }] };
+  }
   const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
   return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };
 }
@@ -107,9 +144,11 @@ export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<st
   const pausedCompletion = run.completions.find((c) => isPausedStatus(c.status));
   if (pause) return { cause: 'paused', detail: 'a pause marker names it', evidence: [loc(pause)] };
   if (pausedCompletion) return { cause: 'paused', detail: `a Gen A completion says ${pausedCompletion.status}, which is not terminal`, evidence: [loc(pausedCompletion)] };
-  if (d.completed?.aggregatedStatus === 'unfinished') return { cause: 'paused', detail: 'the delegation ended unfinished', evidence: [loc(d.completed)] };
+  // A cancel marker names this run; "ended unfinished" is the delegation's: the run's own evidence
+  // wins (a cancel whose reconciliation ran out of budget leaves the run waiting, journal-format §5.2).
   const cancel = lastMarker(run, 'cancel_requested');
   if (cancel) return { cause: 'cancelled', detail: 'cancel was requested and no cancelled completion followed', evidence: [loc(cancel)] };
+  if (d.completed?.aggregatedStatus === 'unfinished') return { cause: 'paused', detail: 'the delegation ended unfinished', evidence: [loc(d.completed)] };
   if (!d.completed) {
     return openDelegationCause(d, files, nowMs, staleAfterMs);
   }

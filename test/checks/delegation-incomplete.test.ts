@@ -13,8 +13,21 @@ testCheck('delegation-incomplete', {
           delegation: '4f5fbff6-8a1e-4c1e-84a4-9f1f9175782d',
           messageIncludes: ['no delegation_completed: engine error', 'goes on to line 11 after its last event'],
           evidenceLines: ['trigger-engine-error.jsonl:6', 'trigger-engine-error.jsonl:11'],
-          // Err on startup or admission (journal-format §8.10): the table's "Delegation never starts" row.
-          symptom: 'Delegation never starts',
+          // Err on a child's startup or admission (journal-format §8.10): the delegation had passed validation.
+          symptom: 'No child runs',
+        },
+      ],
+    },
+    {
+      // The session's first lines were archived (.jsonl.gz) and it went on in its plain journal:
+      // the session went on, whichever file holds the delegation's own lines (not "crashed").
+      fixture: 'trigger-engine-error-archived',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: ['no delegation_completed: engine error (its session goes on in', '5d2e8f41-3a6b-4c90-b7d1-e2f4a6c8b0d3.jsonl to line 3, after its last event'],
+          evidenceLines: ['5d2e8f41-3a6b-4c90-b7d1-e2f4a6c8b0d3.jsonl.gz:2', '5d2e8f41-3a6b-4c90-b7d1-e2f4a6c8b0d3.jsonl:3'],
+          symptom: 'No child runs',
         },
       ],
     },

@@ -84,5 +84,10 @@ testCheck('failed-in-aggregate', {
     '../join/seed-000-deadline-25s.jsonl',
     '../join/seed-000-quorum-1.jsonl',
     '../join/seed-000-only-completed.jsonl',
+    // Its own child completed 1 ns after the join's timestamp (late-result) with the aggregate's
+    // text, which another session's delegation also wrote: the text is its own, not foreign.
+    'trap-own-late-output',
+    // The same, with the other delegation an hour earlier in the same session.
+    'trap-own-late-output-same-session.jsonl',
   ],
 });

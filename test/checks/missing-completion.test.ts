@@ -49,6 +49,19 @@ testCheck('missing-completion', {
       ],
     },
     {
+      // The same cancel, and the delegation ended unfinished (the cancel's reconciliation ran out
+      // of budget, journal-format §5.2): the run's own cancel marker outranks the delegation's state.
+      fixture: 'trigger-cancel-unfinished.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: ['cancelled (cancel was requested and no cancelled completion followed)'],
+          evidenceLines: ['trigger-cancel-unfinished.jsonl:5', 'trigger-cancel-unfinished.jsonl:8'],
+          symptom: 'Cancellation leak',
+        },
+      ],
+    },
+    {
       // Newest line 3 minutes before the pinned now (2030-01-01T00:00:00Z), under the 10 min default.
       fixture: 'trigger-still-running',
       findings: [

@@ -25,6 +25,18 @@ testCheck('sequential-stopped-early', {
       ],
     },
     {
+      // The same stop, but total_sub_runs 3 counts the stage that never started: it was admitted
+      // and failed to start (journal-format §9), which stop_on_success would not count.
+      fixture: 'trigger-counted-stage-never-started.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: ['opus-fixer never started: total_sub_runs 3 counts more stages than the 2 that started, so the next stage probably failed admission or start (not stop_on_success'],
+          evidenceLines: ['trigger-counted-stage-never-started.jsonl:6', 'trigger-counted-stage-never-started.jsonl:12', 'trigger-counted-stage-never-started.jsonl:13'],
+        },
+      ],
+    },
+    {
       fixture: 'trigger-stop-after-pause.jsonl',
       findings: [
         {

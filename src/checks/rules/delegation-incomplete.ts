@@ -1,14 +1,5 @@
 import { loc, openDelegationCause } from '../../model/evidence.js';
-import type { Check, Report, Symptom } from '../types.js';
-
-/** The failure-classification row for what the evidence says kept the join from happening. */
-const SYMPTOM_BY_CAUSE: Partial<Record<string, Symptom>> = {
-  paused: 'Pause/resume stuck',
-  cancelled: 'Cancellation leak',
-  'still running': 'Missing UI progress',
-  // The engine returned Err: startup or admission errors (journal-format §8.10).
-  'engine error': 'Delegation never starts',
-};
+import type { Check, Report } from '../types.js';
 
 export const delegationIncomplete: Check = {
   meta: {
@@ -16,8 +7,16 @@ export const delegationIncomplete: Check = {
     category: 'trace',
     defaultSeverity: 'warning',
     description: 'delegation_started has no delegation_completed (engine error, crash, or still running).',
-    // It started: its children's results never reached a join (engine error, crash); by cause below.
+    // It started: its children's results never reached a join (a crash, an unknown cause).
     symptom: 'Child cannot message parent',
+    symptomByCause: {
+      paused: 'Pause/resume stuck',
+      cancelled: 'Cancellation leak',
+      'still running': 'Missing UI progress',
+      // The engine returned Err on a child's startup or admission (journal-format §8.10): the
+      // delegation itself had passed validation, since delegation_started is written after it.
+      'engine error': 'No child runs',
+    },
     docs: {
       why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
       example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',
@@ -30,6 +29,6 @@ export const delegationIncomplete: Check = {
     const why = openDelegationCause(d, files, options.nowMs, options.staleAfterMs);
     const start = loc(d.started);
     const evidence = [start, ...why.evidence.filter((l) => l.file !== start.file || l.line !== start.line)];
-    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()], symptom: SYMPTOM_BY_CAUSE[why.cause] } satisfies Report];
+    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()], symptom: delegationIncomplete.meta.symptomByCause?.[why.cause] } satisfies Report];
   },
 };

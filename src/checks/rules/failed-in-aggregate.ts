@@ -100,9 +100,11 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: read
   const core = withoutTruncationMark;
   // What a run of this delegation completed by the join is its own output, whoever else wrote it too;
   // and a text it quotes in its own output reached the aggregate through that run.
+  // A run that completed just after the join's timestamp counts too: journal timestamps invert by
+  // microseconds (late-result reports it), and its text is no foreign delegation's.
   const own: string[] = [];
   for (const run of d.runs.values()) {
-    const c = settledAtJoin(run, join);
+    const c = settledAtJoin(run, join) ?? finalTerminal(run);
     if (c?.status === 'completed' && c.outputPreview?.trim()) own.push(c.outputPreview.trim());
   }
   const ownOutput = (p: string) => own.includes(p) || (longEnoughForSubstring(core(p)) && own.some((o) => o.includes(core(p))));

@@ -1,12 +1,5 @@
 import { hasSubRunEvents, loc, missingCompletionCause, terminalCompletions } from '../../model/evidence.js';
-import type { Check, Report, Symptom } from '../types.js';
-
-const SYMPTOM_BY_CAUSE: Record<string, Symptom> = {
-  paused: 'Pause/resume stuck',
-  cancelled: 'Cancellation leak',
-  // As delegation-incomplete classifies the same open delegation: one cause, one symptom.
-  'still running': 'Missing UI progress',
-};
+import type { Check, Report } from '../types.js';
 
 export const missingCompletion: Check = {
   meta: {
@@ -15,8 +8,14 @@ export const missingCompletion: Check = {
     defaultSeverity: 'error',
     description: 'A started sub-run has no terminal completion; the message names the probable cause.',
     symptom: 'Child cannot message parent',
+    symptomByCause: {
+      paused: 'Pause/resume stuck',
+      cancelled: 'Cancellation leak',
+      // As delegation-incomplete classifies the same open delegation: one cause, one symptom.
+      'still running': 'Missing UI progress',
+    },
     docs: {
-      why: 'A child that started but never settled is paused, cancelled without cleanup, crashed, still running, or lost. Its result is missing from the join.',
+      why: 'A child that started but never settled is paused, cancelled without cleanup, crashed, still running, or lost. Its result is missing from the join. The cause comes from the run\'s own evidence first (a pause marker or a Gen A paused completion: paused; a cancel_requested marker: cancelled), then from the delegation\'s (it ended unfinished: paused; no delegation_completed: still running, engine error when its session went on in any of its journals, or crashed), else unknown.',
       example: '{"type":"delegation_sub_run_started",…,"sub_run_id":"r-2",…}\n{"type":"sync_marker",…,"metadata":{"action":"pause","run_id":"r-2"}}\n(no delegation_sub_run_completed for r-2)',
       reportLine: '- [warning] missing-completion: sub-run r-2 (agent us) started but never completed: paused (a pause marker names it) (p.jsonl:3, p.jsonl:5)',
       fix: 'Paused: resume or cancel it (resume_children_of). Cancelled: check cancel_children_of and cleanup_delegation. Crashed: look at the process log around the last line. Unknown: the tracker lost the completion.',
@@ -34,7 +33,7 @@ export const missingCompletion: Check = {
         message: `sub-run ${run.runId} (agent ${run.agentId ?? '?'}) started but never completed: ${why.cause} (${why.detail})`,
         evidence: [loc(run.starts[0]), ...why.evidence.filter((l) => l.file !== run.starts[0].file || l.line !== run.starts[0].line)],
         runs: [run.runId],
-        symptom: SYMPTOM_BY_CAUSE[why.cause],
+        symptom: missingCompletion.meta.symptomByCause?.[why.cause],
       });
     }
     return out;

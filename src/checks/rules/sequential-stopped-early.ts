@@ -28,8 +28,14 @@ export const sequentialStoppedEarly: Check = {
     const completed = last.final.completions.length > 0; // a completion with no status (null) still ended the stage
     const pause = lastMarker(last.final, 'pause');
     const cancel = lastMarker(last.final, 'cancel_requested');
+    // Totals that count more runs than journaled any event: the next stage was counted, so it was
+    // admitted and failed to start; stop_on_success would not have counted it.
+    const counted = d.completed.totalSubRuns;
+    const countedUnstarted = typeof counted === 'number' && counted > d.runs.size;
     const reason =
-      status === 'completed'
+      status === 'completed' && countedUnstarted
+        ? `total_sub_runs ${counted} counts more stages than the ${d.runs.size} that started, so the next stage probably failed admission or start (not stop_on_success, which would not count it)`
+        : status === 'completed'
         ? 'probably stop_on_success, which is not journaled'
         : pause || isPausedStatus(status) || d.completed.aggregatedStatus === 'unfinished'
           ? 'the stage was left unfinished (paused or waiting), which stops a sequential delegation'

@@ -115,7 +115,7 @@ async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE
     const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile, onFile: onFile?.(subset.length) }), { maxEvents, maxFileEvents });
     const notes =
       r.read < r.total && r.newestStart
-        ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations saw only those files (use --all or name the delegation to read every file).`]
+        ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations, and the #2 key of a reused delegation id, saw only those files (use --all or name the delegation to read every file).`]
         : [];
     return { scan: r.scan, roots, notes: [...unreadable, ...notes], files, cut: stoppedShort(r), subset: r.read < r.total && r.newestStart !== null };
   }
@@ -153,20 +153,35 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
   const read = await readJournals(options);
   const prepared = analysisOf(read, options, began);
   // A delegation id reused: events of an older delegation whose start is in a file not read.
-  if (read.subset && prepared.selected.some(mayHaveUnreadStart)) return prepareAnalysis({ ...options, recentFirst: false });
+  if (read.subset && subsetMayMislead(prepared)) return prepareAnalysis({ ...options, recentFirst: false });
   return prepared;
 }
 
 /**
  * Whether a delegation read from recent files only may have taken events of an older one with
  * the same id, whose start (and so their true owner) is in a file not read: an event of it
- * earlier than its own start, beyond the clocks' tolerance.
+ * earlier than its own start, beyond the clocks' tolerance; a sub-run with no start (a tracker
+ * wrote an older use's completion later); or a second delegation_completed.
  */
 export function mayHaveUnreadStart(d: Delegation): boolean {
   const start = d.started?.time;
   if (!d.started) return true;
+  if (d.completions.length > 1) return true;
+  for (const run of d.runs.values()) if (run.starts.length === 0) return true;
   if (!start) return false;
   return d.events.some((e) => e.time !== null && e.time.ms < start.ms - MTIME_MARGIN_MS);
+}
+
+/**
+ * Whether a recent-first read may show another delegation than a full read would: a selected
+ * delegation may hold an older one's events, or events newer than the newest start belong to a
+ * delegation whose start was not read (its file's mtime was set back, so it looked old).
+ */
+function subsetMayMislead(prepared: PreparedAnalysis): boolean {
+  if (prepared.selected.some(mayHaveUnreadStart)) return true;
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const d of prepared.selected) if (d.started?.time) newest = Math.max(newest, d.started.time.ms);
+  return prepared.delegations.some((d) => !d.started && d.events.some((e) => e.time !== null && e.time.ms > newest + MTIME_MARGIN_MS));
 }
 
 function analysisOf({ scan, roots, notes }: JournalsRead, options: AnalyzeOptions, began: number): PreparedAnalysis {
@@ -268,7 +283,7 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
   const read = await readJournals(options, maxEvents, maxFileEvents);
   if (!read.cut) {
     const prepared = analysisOf(read, options, began);
-    if (!(read.subset && prepared.selected.some(mayHaveUnreadStart))) return prepared;
+    if (!(read.subset && subsetMayMislead(prepared))) return prepared;
     read.notes = read.notes.filter((n) => !n.startsWith(SUBSET_NOTE)); // the subset cannot stand for the tree: it is indexed whole
   }
   read.scan.events.length = 0; // the partial read is not used: free it before the whole tree

@@ -382,6 +382,52 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     expect(rows.stdout).toContain('dup#2');
   });
 
+  it("reads the whole tree when a tracker wrote an older same-id delegation's completion after the newest start", async () => {
+    // The older dup's start and sub-run start are in old.jsonl (not read); a tracker file written
+    // after the newest start holds that sub-run's completion, with no start of its own in the files read.
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    put(root, 'old.jsonl', [
+      ev.started(iso(NOW - 2 * 3600_000), { delegation_id: 'dup', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.subStarted(iso(NOW - 2 * 3600_000 + 1000), { delegation_id: 'dup', sub_run_id: 'r-old', parent_run_id: 'p1', agent_id: 'coder' }),
+    ], NOW - 2 * 3600_000 + 2000);
+    put(root, 'new.jsonl', [
+      ev.started(iso(NOW - 3600_000), { delegation_id: 'dup', parent_run_id: 'p2', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.subStarted(iso(NOW - 3600_000 + 1000), { delegation_id: 'dup', sub_run_id: 'r-new', parent_run_id: 'p2', agent_id: 'coder' }),
+      ev.subCompleted(iso(NOW - 3600_000 + 5000), { delegation_id: 'dup', sub_run_id: 'r-new', agent_id: 'coder', status: 'completed', output_preview: 'fixed' }),
+      ev.completed(iso(NOW - 3600_000 + 6000), { delegation_id: 'dup', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'fixed' }),
+    ], NOW - 3600_000 + 7000);
+    put(root, 'tracker.jsonl', [ev.subCompleted(iso(NOW - 3600_000 + 30_000), { delegation_id: 'dup', sub_run_id: 'r-old', agent_id: 'coder', status: 'completed', output_preview: 'old' })], NOW - 3600_000 + 31_000);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const whole = await written(await prepareAnalysis({ ...options, recentFirst: false, all: true }), options, 'json');
+    const newest = JSON.parse(whole.out).delegations.at(-1);
+    expect([newest.key, newest.findings]).toEqual(['dup#2', []]);
+    const last = JSON.parse((await written(await prepareLast(options), options, 'json')).out);
+    expect(last.delegations.map((d: { key: string; findings: unknown[] }) => [d.key, d.findings])).toEqual([['dup#2', []]]);
+    const cli = await runMain(['--sessions', root, '--fail-on', 'error'], { cwd: root, env: { TRACE_DELEGATION_NOW: iso(NOW) } });
+    expect(cli.code).toBe(0);
+    const rows = await runMain(['--sessions', root, 'list', '--limit', '1', '--format', 'json'], { cwd: root });
+    expect(JSON.parse(rows.stdout).delegations.map((r: { key: string }) => r.key)).toEqual(['dup#2']);
+  });
+
+  it('reads the whole tree when events newer than the newest start belong to a start it did not read (an mtime set back)', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const older = delegation('d-older', NOW - 3 * 3600_000);
+    put(root, 'older.jsonl', [...older.head, ...older.runs, ...older.tail], NOW - 3 * 3600_000 + 60_000);
+    // d-back started last, but its file's mtime was set back a day; its sub-runs are in a recent tracker file.
+    put(root, 'back.jsonl', [ev.started(iso(NOW - 3600_000), { delegation_id: 'd-back', parent_run_id: 'pb', pattern: 'fan_out', agent_ids: ['coder'] })], NOW - DAY);
+    put(root, 'tracker.jsonl', [
+      ev.subStarted(iso(NOW - 3600_000 + 1000), { delegation_id: 'd-back', sub_run_id: 'rb', parent_run_id: 'pb', agent_id: 'coder' }),
+      ev.subCompleted(iso(NOW - 3600_000 + 5000), { delegation_id: 'd-back', sub_run_id: 'rb', agent_id: 'coder', status: 'completed', output_preview: 'ok' }),
+    ], NOW - 3600_000 + 6000);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const last = JSON.parse((await written(await prepareLast(options), options, 'json')).out);
+    expect(last.delegations.map((d: { id: string }) => d.id)).toEqual(['d-back']);
+    const cli = await runMain(['--sessions', root, '--format', 'json', '--fail-on', 'none'], { cwd: root, env: { TRACE_DELEGATION_NOW: iso(NOW) } });
+    expect(JSON.parse(cli.stdout).delegations.map((d: { id: string }) => d.id)).toEqual(['d-back']);
+  });
+
   it('with a start whose ts does not parse, reads every event as before (that order needs them all)', async () => {
     const { root } = history();
     // An untimed start orders where it stands in its file: after the marker just before it, the
@@ -482,7 +528,7 @@ describe('recent-first list (the N newest delegations)', () => {
     const { read } = (await newestRecentFirst(opts(root), 2))!;
     expect(read).toBeLessThan(13);
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
-      `the 2 newest delegations, newest first; read ${read} of 13 journal files: those modified since the oldest of them started (${iso(NOW - 2 * DAY)}); checks that compare delegations saw only those files (name a delegation to check it against every file)`,
+      `the 2 newest delegations, newest first; read ${read} of 13 journal files: those modified since the oldest of them started (${iso(NOW - 2 * DAY)}); checks that compare delegations, and the #2 key of a reused delegation id, saw only those files (name a delegation to check it against every file)`,
     );
   });
 });

@@ -3,7 +3,7 @@ import type { DelegationReport, TraceReport } from '../report/types.js';
 import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH } from './html/client.js';
 import { esc, jsonForScript } from './html/escape.js';
 import { barsByRun, sectionId, sectionIndex } from './html/ids.js';
-import { delegationHeader, eventList, findingsList, limitsList, overviewTable, pageHeader } from './html/sections.js';
+import { delegationHeader, eventList, findingsList, limitsList, outputsList, overviewTable, pageHeader } from './html/sections.js';
 import { LEGEND } from './html/status.js';
 import { STYLES } from './html/styles.js';
 import { renderTimeline, type Tip } from './html/timeline.js';
@@ -48,7 +48,7 @@ function renderDelegation(p: Page, top: DelegationReport): string {
     const { svg, tips } = renderTimeline(d, i, { keys: p.keys, sections: p.sections });
     Object.assign(p.tips, tips);
     const kids = d.nested.filter((k) => p.keys.has(k) && !p.done.has(k)).map((k) => p.keys.get(k)!);
-    const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${eventList(d)}`;
+    const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${outputsList(d, i)}${eventList(d)}`;
     order.push({ d, own, kids });
     for (let n = kids.length - 1; n >= 0; n--) stack.push(kids[n]);
   }

@@ -3,7 +3,7 @@ import type { Finding } from '../../checks/types.js';
 import type { DelegationReport, TraceReport } from '../../report/types.js';
 import { headingName } from '../types.js';
 import { clip, esc } from './escape.js';
-import { findingId, sectionId } from './ids.js';
+import { barId, findingId, sectionId } from './ids.js';
 import { duration } from './scale.js';
 import { statusClass } from './status.js';
 
@@ -52,13 +52,21 @@ export function delegationHeader(d: DelegationReport, i: number, parentLink: str
 /** Findings with links to the bars of the runs they concern. */
 export function findingsList(d: DelegationReport, i: number, bars: Map<string, string[]>): string {
   if (d.findings.length === 0) return `<h3>Findings</h3><p class="none-found">No findings: the journal shows nothing wrong with this delegation.</p>`;
+  // A run id can have bars in several delegations (a reused sub_run_id, foreign-parent): link to
+  // this delegation's bars when it has one, and only otherwise to another's.
+  const own = `${sectionId(i)}-`;
+  const barsOf = (r: string) => {
+    const all = bars.get(r) ?? [];
+    const mine = all.filter((b) => b.startsWith(own));
+    return mine.length ? mine : all;
+  };
   const items = d.findings.map((f, n) => {
     const runs = f.runs.map((r) => {
-      const ids = bars.get(r) ?? [];
+      const ids = barsOf(r);
       return ids.length ? ids.map((b) => `<a class="run-link" href="#${b}" data-bar="${b}">${esc(clip(r, 40))}</a>`).join(' ') : `<code title="no bar: this run has no journaled time">${esc(clip(r, 40))}</code>`;
     });
     const where = f.evidence.map((e) => `${esc(e.file)}:${esc(e.line)}`).join(', ');
-    const barIds = f.runs.flatMap((r) => bars.get(r) ?? []);
+    const barIds = f.runs.flatMap(barsOf);
     return `<li id="${findingId(i, n)}" class="finding sev-${f.severity}" data-bars="${barIds.join(' ')}"><div class="fline"><span class="sev">${f.severity}</span> <strong class="fid">${esc(f.id)}</strong> ${esc(f.message)}</div>${runs.length ? `<div class="fruns">runs: ${runs.join(' ')}</div>` : ''}${where ? `<div class="fwhere">evidence: ${where}</div>` : ''}<div class="fhint">symptom: ${esc(f.symptom)}; check: ${esc(f.check)}</div></li>`;
   });
   return `<h3>Findings <span class="muted">(${d.findings.length})</span></h3><ol class="findings">${items.join('')}</ol>`;
@@ -75,12 +83,32 @@ export function eventList(d: DelegationReport): string {
   return `<details class="events"><summary>Journal events (${d.timeline.length})</summary><table><thead><tr><th>ts</th><th>event</th><th>where</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
 }
 
+/**
+ * Every attempt's error and output preview in full, folded away: the hover card clips them, and a
+ * stack trace must be readable and copyable somewhere.
+ */
+export function outputsList(d: DelegationReport, i: number): string {
+  const rows: string[] = [];
+  d.children.forEach((c, j) =>
+    c.attempts.forEach((a, k) => {
+      if (!a.error && !a.outputPreview) return;
+      const head = `<a href="#${barId(i, j, k)}"><code>${esc(clip(a.runId, 40))}</code></a> ${esc(a.agentId ?? '?')} attempt ${a.attempt} · ${esc(a.status ?? 'no status')}`;
+      const error = a.error ? `<div class="olabel">error</div><pre class="otext">${esc(a.error)}</pre>` : '';
+      const output = a.outputPreview ? `<div class="olabel">output preview</div><pre class="otext">${esc(a.outputPreview)}</pre>` : '';
+      rows.push(`<li>${head}${error}${output}</li>`);
+    }),
+  );
+  if (rows.length === 0) return '';
+  return `<details class="outputs"><summary>Errors and outputs (${rows.length})</summary><ul class="outputs">${rows.join('')}</ul></details>`;
+}
+
 /** One row per delegation (nested ones indented under their parent) for multi-delegation reports. */
 export function overviewTable(order: { d: DelegationReport; i: number; depth: number }[]): string {
   const rows = order.map(({ d, i, depth }) => {
     const counts = { error: 0, warning: 0, info: 0 };
     for (const f of d.findings) counts[f.severity]++;
-    const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}">${counts[s]}</span>` : '')).join(' ') || '<span class="muted">–</span>';
+    // A letter with each count (E, W, I) and the words in a title: colour is not the only carrier.
+    const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}" title="${counts[s]} ${s}">${counts[s]}${s[0].toUpperCase()}</span>` : '')).join(' ') || '<span class="muted">–</span>';
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
     const dur = d.startedMs !== null && d.completedMs !== null ? esc(duration(d.completedMs - d.startedMs)) : '<span class="muted">–</span>';
     const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';

@@ -35,7 +35,10 @@ section.delegation, section.overview { background: var(--card); border: 1px soli
 .ok-text { color: var(--ok); font-weight: 600; } .bad-text { color: var(--bad); font-weight: 600; }
 .count { display: inline-block; padding: 0 7px; border-radius: 4px; font-size: 12px; font-weight: 600; color: #fff; }
 .count.sev-error { background: var(--err); } .count.sev-warning { background: var(--warn); } .count.sev-info { background: var(--info); } .count.ok { background: var(--ok); }
-details.preview, details.events { margin-top: 10px; }
+details.preview, details.events, details.outputs { margin-top: 10px; }
+ul.outputs { list-style: none; padding-left: 0; } ul.outputs li { margin: 8px 0; }
+.olabel { color: var(--muted); font-size: 12px; margin-top: 4px; }
+pre.otext { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 24em; overflow: auto; margin: 2px 0; padding: 6px 8px; border: 1px solid var(--line, #ccc); border-radius: 4px; user-select: text; }
 details summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--lane); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; max-height: 240px; overflow: auto; }
 figure.timeline { margin: 14px 0 0; overflow-x: auto; }

@@ -84,7 +84,7 @@ export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineCont
   if (!dom) return { svg: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
   const scale = linearScale(dom[0], dom[1], PLOT_X0, PLOT_X1);
   const f: Frame = { d, i, scale, origin: d.startedMs ?? dom[0], joinMs: d.completedMs, lastMs, ctx, tips, overlay: [], findingsByRun: findingsByRun(d), childIndex: new Map(d.children.map((c, j) => [c, j] as const)) };
-  const heights = lanes.map((l) => Math.max(l.rows.length, 1) * ROW_H + LANE_PAD);
+  const heights = lanes.map((l) => Math.max(rowCount(l), 1) * ROW_H + LANE_PAD);
   const height = AXIS_H + heights.reduce((a, b) => a + b, 0) + 8;
   const parts: string[] = [defs(i), axis(f, height)];
   let y = AXIS_H;
@@ -127,37 +127,52 @@ function guides(f: Frame, height: number): string {
   return out.join('');
 }
 
+/** Rows a lane needs: one per attempt, so a retry never hides the status of the attempt it replaces. */
+const rowCount = (lane: Lane): number => lane.rows.reduce((n, child) => n + Math.max(child.attempts.length, 1), 0);
+
 function renderLane(f: Frame, lane: Lane, n: number, top: number, h: number): string {
   const out = [`<g class="lane${n % 2 ? ' odd' : ''}" data-agent="${esc(lane.agent)}">`];
   out.push(`<rect class="lane-bg" x="0" y="${top}" width="${W}" height="${h}"/>`);
   const count = lane.rows.length > 1 ? ` ×${lane.rows.length}` : '';
   out.push(`<text class="lane-label${lane.neverStarted ? ' missing' : ''}" x="${LABEL_W}" y="${top + BAR_Y + BAR_H - 3}" text-anchor="end"><title>${esc(lane.agent)}</title>${esc(clip(lane.agent, 20))}${esc(count)}</text>`);
   if (lane.neverStarted) out.push(`<text class="note" x="${PLOT_X0 + 6}" y="${top + BAR_Y + BAR_H - 3}">never started (no sub-run journaled for this agent)</text>`);
-  lane.rows.forEach((child, r) => out.push(renderRow(f, child, top + r * ROW_H)));
+  let row = 0;
+  for (const child of lane.rows) {
+    out.push(renderChild(f, child, top + row * ROW_H));
+    row += Math.max(child.attempts.length, 1);
+  }
   out.push('</g>');
   return out.join('');
 }
 
-function renderRow(f: Frame, child: ChildReport, top: number): string {
+/** A child's attempts, each on its own row under the one it retries, linked by an arrow. */
+function renderChild(f: Frame, child: ChildReport, top: number): string {
   const j = f.childIndex.get(child) ?? -1;
   const out: string[] = [];
   const ends: (number | null)[] = [];
   child.attempts.forEach((a, k) => {
-    const drawn = renderAttempt(f, a, barId(f.i, j, k), top);
+    const rowTop = top + k * ROW_H;
+    const drawn = renderAttempt(f, a, barId(f.i, j, k), rowTop);
     out.push(drawn.svg);
-    if (k > 0) out.push(retryLink(f, ends[k - 1], drawn.x0, top, a.attempt));
+    if (k > 0) out.push(retryLink(f, ends[k - 1], drawn.x0, rowTop, a.attempt));
     ends.push(drawn.x1);
   });
   return out.join('');
 }
 
-/** A curved arrow from the end of the previous attempt to the start of its retry. */
+/** An arrow from the end of the previous attempt (the row above) down to the start of its retry. */
 function retryLink(f: Frame, fromX: number | null, toX: number | null, top: number, attempt: number): string {
   if (fromX === null || toX === null) return '';
-  const y = top + BAR_Y + 1;
-  const rise = Math.min(8, 4 + Math.abs(toX - fromX) / 20);
-  const mid = (fromX + toX) / 2;
-  return `<g class="retry-link"><path d="M${fromX.toFixed(1)} ${y} C${fromX.toFixed(1)} ${y - rise} ${toX.toFixed(1)} ${y - rise} ${toX.toFixed(1)} ${y}" marker-end="url(#${sectionId(f.i)}-arrow)"/><text x="${mid.toFixed(1)}" y="${(y - rise - 1).toFixed(1)}" text-anchor="middle">retry ${attempt}</text></g>`;
+  const y0 = top - ROW_H + BAR_Y + BAR_H; // the bottom of the attempt it retries
+  const y1 = top + BAR_Y + BAR_H / 2;
+  const toLeft = toX - 3;
+  const label = `retry ${attempt}`;
+  // Just above the arrow, left of the retry's bar; above the bar's start when the plot has no room there.
+  const lx = toLeft - 4 - label.length * CHAR_W >= PLOT_X0 ? `<text x="${(toLeft - 4).toFixed(1)}" y="${(y1 - 3).toFixed(1)}" text-anchor="end">${label}</text>` : `<text x="${toX.toFixed(1)}" y="${(top + BAR_Y - 2).toFixed(1)}">${label}</text>`;
+  // A retry that started before the attempt above ended (its completion was journaled after the
+  // batch): a short drop onto the retry's start, not a line back across its bar.
+  const d = toX >= fromX ? `M${fromX.toFixed(1)} ${y0} C${fromX.toFixed(1)} ${y1} ${fromX.toFixed(1)} ${y1} ${toLeft.toFixed(1)} ${y1}` : `M${(toX + 6).toFixed(1)} ${y0} L${(toX + 6).toFixed(1)} ${top + BAR_Y - 1}`;
+  return `<g class="retry-link"><path d="${d}" marker-end="url(#${sectionId(f.i)}-arrow)"/>${lx}</g>`;
 }
 
 /**

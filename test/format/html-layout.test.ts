@@ -1,0 +1,106 @@
+// The HTML timeline as an engineer reads it: each retry on its own row (its status label is never
+// under the next attempt's bar), a finding's run links to its own delegation's bars, and every
+// error and output preview readable in full.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, runBin } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
+
+const html = async (sessions: string) => {
+  const r = await runBin(['--sessions', sessions, '--all', '--format', 'html', '--fail-on', 'none']);
+  expect(r.code).toBe(0);
+  return r.stdout;
+};
+
+/** The y of each attempt bar's rect, by bar id (`d<i>-c<child>-a<attempt>`). */
+function barRows(page: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of page.matchAll(/<g id="(d\d+-c\d+-a\d+)"[^>]*>(?:<title>[^<]*<\/title>)?<(?:rect|path) class="shape" (?:x="[^"]*" y="([\d.]+)"|d="M[\d.]+ ([\d.]+))/g)) out.set(m[1], Number(m[2] ?? m[3]));
+  return out;
+}
+
+describe('html timeline layout', () => {
+  it('draws each attempt of a retried child on its own row, below the one it retries', async () => {
+    const rows = barRows(await html(path.join(FIXTURES, 'formats', 'retry-and-failure.jsonl')));
+    const retried = [...rows.keys()].filter((id) => id.endsWith('-a1'));
+    expect(retried.length).toBeGreaterThan(0);
+    for (const id of retried) {
+      const first = rows.get(id.replace(/-a1$/, '-a0'))!;
+      expect(rows.get(id)!).toBeGreaterThan(first);
+    }
+    // No two bars share a row's y within one child.
+    const byChild = new Map<string, number[]>();
+    for (const [id, y] of rows) {
+      const child = id.replace(/-a\d+$/, '');
+      byChild.set(child, [...(byChild.get(child) ?? []), y]);
+    }
+    for (const ys of byChild.values()) expect(new Set(ys).size).toBe(ys.length);
+  });
+
+  it("links a finding's runs to its own delegation's bars when a run id also has bars elsewhere", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-html-links-'));
+    try {
+      const lines: string[] = [];
+      for (const [d, parent, t] of [['d-one', 'p1', '2025-11-07T08:00:0'], ['d-two', 'p2', '2025-11-07T09:00:0']] as const) {
+        lines.push(
+          ev.started(`${t}0Z`, { delegation_id: d, parent_run_id: parent, pattern: 'fan_out', agent_ids: ['a'] }),
+          ev.subStarted(`${t}1Z`, { delegation_id: d, sub_run_id: 'shared-run', parent_run_id: parent, agent_id: 'a' }),
+        );
+        if (d === 'd-one') lines.push(ev.subCompleted(`${t}2Z`, { delegation_id: d, sub_run_id: 'shared-run', agent_id: 'a', status: 'completed', output_preview: 'ok' }));
+        lines.push(ev.completed(`${t}3Z`, { delegation_id: d, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }));
+      }
+      writeFileSync(path.join(dir, 'j.jsonl'), journal(...lines));
+      const page = await html(dir);
+      const sections = page.split('<section class="delegation" id="').slice(1);
+      expect(sections.length).toBe(2);
+      let checked = 0;
+      for (const section of sections) {
+        const id = section.slice(0, section.indexOf('"'));
+        for (const m of section.matchAll(/<li id="d\d+-f\d+"[^]*?<\/li>/g)) {
+          for (const link of m[0].matchAll(/class="run-link" href="#([^"]+)"/g)) {
+            expect(link[1].startsWith(`${id}-`), `${id}: ${link[1]}`).toBe(true);
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shows every error and output preview in full, selectable, under "Errors and outputs"', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-html-outputs-'));
+    try {
+      const trace = Array.from({ length: 200 }, (_, n) => `    at frame${n} (src/worker.rs:${n + 1}) <&>`).join('\n');
+      writeFileSync(
+        path.join(dir, 'j.jsonl'),
+        journal(
+          ev.started('2025-11-07T08:00:00Z', { delegation_id: 'd-err', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }),
+          ev.subStarted('2025-11-07T08:00:01Z', { delegation_id: 'd-err', sub_run_id: 'r-err', parent_run_id: 'p', agent_id: 'a' }),
+          ev.subCompleted('2025-11-07T08:00:02Z', { delegation_id: 'd-err', sub_run_id: 'r-err', agent_id: 'a', status: 'failed', error: `panic: index out of range\n${trace}` }),
+          ev.completed('2025-11-07T08:00:03Z', { delegation_id: 'd-err', pattern: 'fan_out', total_sub_runs: 1, succeeded: 0, failed: 1, aggregated_status: 'failed' }),
+        ),
+      );
+      const page = await html(dir);
+      expect(page).toContain('<summary>Errors and outputs (1)</summary>');
+      const escaped = `panic: index out of range\n${trace}`.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      expect(page).toContain(`<pre class="otext">${escaped}</pre>`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says which severity each overview count is, in text as well as colour', async () => {
+    const r = await runBin(['--demo', '--all', '--format', 'html', '--fail-on', 'none']);
+    const counts = [...r.stdout.matchAll(/<span class="count sev-(error|warning|info)" title="(\d+) (error|warning|info)">(\d+)([EWI])<\/span>/g)];
+    expect(counts.length).toBeGreaterThan(0);
+    for (const m of counts) {
+      expect(m[3]).toBe(m[1]);
+      expect(m[4]).toBe(m[2]);
+      expect(m[5]).toBe(m[1][0].toUpperCase());
+    }
+  });
+});

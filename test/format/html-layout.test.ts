@@ -93,6 +93,27 @@ describe('html timeline layout', () => {
     }
   });
 
+  it('says so in the row of an attempt whose times do not parse, instead of leaving its lane empty', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-html-untimed-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'j.jsonl'),
+        journal(
+          ev.started('2025-11-07T08:00:00Z', { delegation_id: 'd-u', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a', 'b'] }),
+          ev.subStarted('2025-11-07T08:00:01Z', { delegation_id: 'd-u', sub_run_id: 'r-a', parent_run_id: 'p', agent_id: 'a' }),
+          ev.subStarted('soon', { delegation_id: 'd-u', sub_run_id: 'r-b', parent_run_id: 'p', agent_id: 'b' }),
+          ev.subCompleted('2025-11-07T08:00:02Z', { delegation_id: 'd-u', sub_run_id: 'r-a', agent_id: 'a', status: 'completed', output_preview: 'ok' }),
+          ev.subCompleted('later', { delegation_id: 'd-u', sub_run_id: 'r-b', agent_id: 'b', status: 'failed', error: 'boom' }),
+          ev.completed('2025-11-07T08:00:03Z', { delegation_id: 'd-u', pattern: 'fan_out', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial' }),
+        ),
+      );
+      const page = await html(dir);
+      expect(page).toMatch(/<g id="d0-c\d+-a0"[^>]*data-run="r-b"[^>]*><title>[^<]*<\/title><text class="note shape-note"[^>]*>r-b · failed · no journaled time parses<\/text><\/g>/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says which severity each overview count is, in text as well as colour', async () => {
     const r = await runBin(['--demo', '--all', '--format', 'html', '--fail-on', 'none']);
     const counts = [...r.stdout.matchAll(/<span class="count sev-(error|warning|info)" title="(\d+) (error|warning|info)">(\d+)([EWI])<\/span>/g)];

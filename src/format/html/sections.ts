@@ -114,7 +114,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
     return `<tr><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
   });
-  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2><div class="table-scroll"><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
 export function pageHeader(report: TraceReport): string {

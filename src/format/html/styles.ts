@@ -112,4 +112,11 @@ details.nested section.delegation { margin-bottom: 0; }
 #td-tip dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 9.5em; overflow: hidden; }
 #td-tip dd.tip-error { color: #ffaba8; }
 footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
+.table-scroll { overflow-x: auto; }
+.bar, .finding { scroll-margin: 90px 0; }
+@media (prefers-reduced-motion: reduce) { .bar:target .shape { animation: none; } }
+@media print {
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  .table-scroll, figure.timeline { overflow: visible; }
+}
 `;

@@ -134,7 +134,7 @@ function renderLane(f: Frame, lane: Lane, n: number, top: number, h: number): st
   const out = [`<g class="lane${n % 2 ? ' odd' : ''}" data-agent="${esc(lane.agent)}">`];
   out.push(`<rect class="lane-bg" x="0" y="${top}" width="${W}" height="${h}"/>`);
   const count = lane.rows.length > 1 ? ` ×${lane.rows.length}` : '';
-  out.push(`<text class="lane-label${lane.neverStarted ? ' missing' : ''}" x="${LABEL_W}" y="${top + BAR_Y + BAR_H - 3}" text-anchor="end"><title>${esc(lane.agent)}</title>${esc(clip(lane.agent, 20))}${esc(count)}</text>`);
+  out.push(`<text class="lane-label${lane.neverStarted ? ' missing' : ''}" x="${LABEL_W}" y="${top + BAR_Y + BAR_H - 3}" text-anchor="end"><title>${esc(lane.agent)}</title>${esc(clip(visible(lane.agent), 17))}${esc(count)}</text>`);
   if (lane.neverStarted) out.push(`<text class="note" x="${PLOT_X0 + 6}" y="${top + BAR_Y + BAR_H - 3}">never started (no sub-run journaled for this agent)</text>`);
   let row = 0;
   for (const child of lane.rows) {
@@ -215,7 +215,8 @@ function renderAttempt(f: Frame, a: AttemptReport, id: string, top: number): { s
   f.tips[id] = tip(f, a, open, late, fnd.names);
   const attrs = `id="${id}" class="bar ${cls}${open ? ' open' : ''}${late ? ' late' : ''}" tabindex="0" data-tip="${id}" data-run="${esc(a.runId)}" data-agent="${esc(a.agentId ?? '?')}" data-status="${esc(a.status ?? (open ? 'open' : 'unknown'))}"`;
   const title = `<title>${esc(tipText(f.tips[id]))}</title>`;
-  if (a.startMs === null && a.endMs === null) return { svg: '', x0: null, x1: null };
+  // No time to place it at: say so in its row rather than leave the lane looking as if it never ran.
+  if (a.startMs === null && a.endMs === null) return { svg: `<g ${attrs}>${title}<text class="note shape-note" x="${PLOT_X0 + 6}" y="${y + BAR_H - 4}">${esc(clip(visible(a.runId), 40))} · ${esc(a.status ?? 'no status')} · no journaled time parses</text></g>`, x0: null, x1: null };
   if (a.startMs === null) {
     // A completion without a start: a diamond where it completed.
     const x = scale.x(a.endMs!);

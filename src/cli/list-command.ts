@@ -2,11 +2,20 @@ import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { analyze, newestRecentFirst, streamAll, type AnalyzeOptions, type RecentRows } from '../analyze.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
-import { parseTimestamp } from '../journal/time.js';
+import { instantToIso, parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
 import { decimalInteger, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
+
+/**
+ * A timestamp's UTC wall clock to the second: rows are ordered by instant, so a journal written
+ * with another offset (`+09:00`) must not print its local digits among UTC ones.
+ */
+function utcClock(ts: string): string {
+  const t = parseTimestamp(ts);
+  return t ? instantToIso(t).slice(0, 19) : ts.slice(0, 19);
+}
 import { createProgress } from './progress.js';
 
 export interface ListFlags extends ScanFlags {
@@ -73,7 +82,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     const n = { error: 0, warning: 0, info: 0 };
     for (const f of d.findings) n[f.severity]++;
     table.push([
-      safe(d.startedTs?.slice(0, 19) ?? '?'),
+      safe(d.startedTs ? utcClock(d.startedTs) : '?'),
       safe(shortKey(d)),
       safe(d.pattern ?? '?'),
       safe(short(d.parentRunId)),
@@ -135,7 +144,7 @@ function eventRows(d: DelegationReport): EventRow[] {
   return d.timeline.map((t) => {
     const type = TYPE_NAMES[t.kind] ?? t.kind;
     const run = t.runId ?? (t.kind === 'started' ? d.parentRunId ?? '' : '');
-    return { time: parseTimestamp(t.ts), text: safe(`${t.ts.slice(0, 19)} | ${type.padEnd(28)} | ${d.id.slice(0, 16).padEnd(16)} | ${run} | ${t.file}:${t.line}`) };
+    return { time: parseTimestamp(t.ts), text: safe(`${utcClock(t.ts)} | ${type.padEnd(28)} | ${d.id.slice(0, 16).padEnd(16)} | ${run} | ${t.file}:${t.line}`) };
   });
 }
 

@@ -181,3 +181,31 @@ describe('list for scripts', () => {
     expect((await runMain(['--demo', 'list', '--format', 'yaml'])).stderr).toBe('trace-delegation: list --format is text or json, not "yaml"\n');
   });
 });
+
+describe('list times', () => {
+  it('prints every start as its UTC clock, whatever offset the journal wrote, so newest first reads newest first', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-list-utc-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'a.jsonl'),
+        journal(
+          ev.started('2026-01-10T09:00:00+09:00', { delegation_id: 'd-tokyo', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['a'] }),
+          ev.started('2026-01-10T01:30:00+00:00', { delegation_id: 'd-utc', parent_run_id: 'p2', pattern: 'fan_out', agent_ids: ['a'] }),
+          ev.started('2026-01-09T20:15:00-08:00', { delegation_id: 'd-west', parent_run_id: 'p3', pattern: 'fan_out', agent_ids: ['a'] }),
+        ),
+      );
+      const table = await runMain(['--sessions', dir, 'list', '-q']);
+      const rows = table.stdout.split('\n').filter((l) => l.includes('d-'));
+      expect(rows.map((l) => /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) │ (d-\w+)/.exec(l)?.slice(1, 3))).toEqual([
+        ['2026-01-10T04:15:00', 'd-west'],
+        ['2026-01-10T01:30:00', 'd-utc'],
+        ['2026-01-10T00:00:00', 'd-tokyo'],
+      ]);
+      const events = await runMain(['--sessions', dir, 'list', '--events', '-q']);
+      expect(events.stdout).toContain('2026-01-10T00:00:00 | delegation_started');
+      expect(events.stdout).toContain('2026-01-10T04:15:00 | delegation_started');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -143,19 +143,20 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   if (untimed > 0) out.push(`${untimed} ${untimed === 1 ? 'event has' : 'events have'} a timestamp that does not parse; ordered by file position.`);
   for (const f of d.files) {
     const st = files.get(f);
-    if (st) for (const l of fileLimits(st)) out.push(l);
+    // Its own untimed events are counted above; the file's count may be another delegation's.
+    if (st) for (const l of fileLimits(st, { untimed: false })) out.push(l);
   }
   for (const l of extra) out.push(l);
   return out;
 }
 
 /** What one file's reading skipped or could not do, in a sentence each. */
-export function fileLimits(st: FileStats, { partial = true }: { partial?: boolean } = {}): string[] {
+export function fileLimits(st: FileStats, { partial = true, untimed = true }: { partial?: boolean; untimed?: boolean } = {}): string[] {
   const out: string[] = [];
   if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
   if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
   if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line has' : 'lines have'} a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
-  if (st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
+  if (untimed && st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
   // A read that failed part-way (a corrupt archive) already says where it stopped.
   if (partial && st.partialLines > 0 && !st.error) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
   if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);

@@ -554,3 +554,27 @@ describe('an empty TRACE_DELEGATION_NOW', () => {
     expect(JSON.parse(r.stdout).delegations.length).toBeGreaterThan(0);
   });
 });
+
+describe('an event whose ts does not parse', () => {
+  it("is named once, in its own delegation's Limits, not in another delegation's of the same file", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-untimed-limits-'));
+    try {
+      const line = (type: string, ts: string, metadata: object) => JSON.stringify({ type, ts, session_id: 's', metadata });
+      writeFileSync(
+        path.join(dir, 'p.jsonl'),
+        [
+          line('delegation_started', '2025-11-07T08:00:00Z', { agent_count: 1, agent_ids: ['a'], delegation_id: 'd-a', parent_run_id: 'pa', pattern: 'fan_out' }),
+          line('delegation_sub_run_started', 'yesterday', { agent_id: 'a', delegation_id: 'd-a', depth: 1, parent_run_id: 'pa', retry_of: null, status: 'running', sub_run_id: 'ra' }),
+          line('delegation_started', '2025-11-07T09:00:00Z', { agent_count: 1, agent_ids: ['b'], delegation_id: 'd-b', parent_run_id: 'pb', pattern: 'fan_out' }),
+        ].join('\n') + '\n',
+      );
+      const r = await runBin(['--sessions', dir, '--all', '--format', 'json', '--fail-on', 'none']);
+      const byId = new Map(JSON.parse(r.stdout).delegations.map((d: { id: string; limits: string[] }) => [d.id, d.limits] as const));
+      const untimed = (limits: string[]) => limits.filter((l) => /timestamp that does not parse|unparseable ts/.test(l));
+      expect(untimed(byId.get('d-a') as string[])).toEqual(['1 event has a timestamp that does not parse; ordered by file position.']);
+      expect(untimed(byId.get('d-b') as string[])).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

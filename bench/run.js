@@ -7,7 +7,7 @@
 // what JSON.stringify of the printed report costs alone.
 //
 //   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
-//   node bench/run.js --summary bench/corpus/results-<time>.json   (print a saved run again)
+//   node bench/run.js --summary bench/results/results-<time>.json   (print a saved run again)
 //
 // --sizes   corpus sizes in GiB (default 1,4; with --quick: 1). 4 GiB takes ~4 GiB of disk and
 //           a few minutes to generate the first time; corpora live in bench/corpus/ (gitignored)
@@ -328,7 +328,8 @@ for (const size of args.sizes) {
 }
 
 summarize(results);
-const out = args.json ?? path.join(CORPUS_ROOT, `results-${results.when.replace(/[:.]/g, '-')}.json`);
+// Kept beside the code (bench/results/, committed), so a figure a doc cites can be printed again.
+const out = args.json ?? path.join(HERE, 'results', `results-${results.when.replace(/[:.]/g, '-')}.json`);
 writeFileSync(out, JSON.stringify(results, null, 2));
 log(`\nraw figures: ${path.relative(ROOT, out)}`);
 if (args.deleteCorpus) for (const s of args.sizes) for (const d of readdirSync(CORPUS_ROOT)) if (d.startsWith(`corpus-${s}g-`)) rmSync(path.join(CORPUS_ROOT, d), { recursive: true, force: true });

@@ -166,10 +166,17 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
 export function mayHaveUnreadStart(d: Delegation): boolean {
   const start = d.started?.time;
   if (!d.started) return true;
-  if (d.completions.length > 1) return true;
+  if (d.completions.length > 1 && !sameCompletions(d)) return true; // a repeated identical one is the engine's retry of the write
   for (const run of d.runs.values()) if (run.starts.length === 0) return true;
   if (!start) return false;
   return d.events.some((e) => e.time !== null && e.time.ms < start.ms - MTIME_MARGIN_MS);
+}
+
+/** Every delegation_completed of d says the same (status, totals, preview): one join written twice. */
+function sameCompletions(d: Delegation): boolean {
+  const key = (c: Delegation['completions'][number]) => JSON.stringify([c.aggregatedStatus, c.totalSubRuns, c.succeeded, c.failed, c.aggregatedOutputPreview]);
+  const first = key(d.completions[0]);
+  return d.completions.every((c) => key(c) === first);
 }
 
 /**

@@ -196,6 +196,8 @@ class Follower {
   private reportsPrinted = 0;
   /** Tails by display path, rebuilt after a journal is added (statsOf). */
   private tailsByDisplay: Map<string, Tail> | null = null;
+  /** Session id → its journals' display paths, rebuilt after a journal is added (withSessionSiblings). */
+  private displaysBySession: Map<string, string[]> | null = null;
   /** Reports not written yet: the replay writes them in batches (output()). */
   private pending: string[] = [];
   private pendingLength = 0;
@@ -768,6 +770,7 @@ class Follower {
     if (isLink(path)) this.linked.add(tail);
     this.tails.set(path, tail);
     this.tailsByDisplay = null;
+    this.displaysBySession = null;
     this.sweepOrder = null;
   }
 
@@ -834,6 +837,21 @@ class Follower {
       this.io.stderr.write(`trace-delegation: ${safeTerminalText(t)} now also matches delegation ${safeTerminalText(other)}; still following ${safeTerminalText(id)} (name the other in full to follow it)\n`);
     }
     return r.ok ? r.delegations : [];
+  }
+
+  /** The journals named and the other journals of their sessions (by file name, as discovery pairs them). */
+  private withSessionSiblings(displays: readonly string[]): string[] {
+    this.tailsByDisplay ??= new Map([...this.tails.values()].map((t) => [t.file.display, t] as const));
+    const sessions = new Set<string>();
+    for (const display of displays) {
+      const t = this.tailsByDisplay.get(display);
+      if (t && t.file.sessionId !== 'delegation') sessions.add(t.file.sessionId); // Gen A's tracker file names no session
+    }
+    if (sessions.size === 0) return [...displays];
+    this.displaysBySession ??= this.sessionFiles();
+    const out = new Set(displays);
+    for (const sid of sessions) for (const display of this.displaysBySession.get(sid) ?? []) out.add(display);
+    return [...out];
   }
 
   /** Session id → the journal files followed for it (a session target names them). */
@@ -950,7 +968,9 @@ class Follower {
 
   /** d's report, and its text in the output format. */
   private render(d: Delegation, now: number, group?: Delegation[]): { text: string; report: TraceReport } {
-    const files = this.statsOf(d.files);
+    // With the other journals of its sessions: an archive's session may go on in its plain journal
+    // (engine error, not crashed), as the one-off report sees it.
+    const files = this.statsOf(this.withSessionSiblings(d.files));
     const options = { ...this.reportOptions, checkOptions: { ...this.reportOptions.checkOptions, nowMs: now } };
     // Checked against its linked group, as the streamed --all checks it, and the other groups'
     // outputs: one print costs its group, not a lookup table over every delegation followed.

@@ -6,7 +6,7 @@ import { barsByRun, sectionId, sectionIndex } from './html/ids.js';
 import { delegationHeader, eventList, findingsList, limitsList, outputsList, overviewTable, pageHeader } from './html/sections.js';
 import { LEGEND } from './html/status.js';
 import { STYLES } from './html/styles.js';
-import { renderTimeline, type Tip } from './html/timeline.js';
+import { hasTimeline, renderTimeline, type Tip } from './html/timeline.js';
 import { byKey, roots } from './lanes.js';
 import type { Formatter } from './types.js';
 
@@ -48,7 +48,7 @@ function renderDelegation(p: Page, top: DelegationReport): string {
     const { svg, tips } = renderTimeline(d, i, { keys: p.keys, sections: p.sections });
     Object.assign(p.tips, tips);
     const kids = d.nested.filter((k) => p.keys.has(k) && !p.done.has(k)).map((k) => p.keys.get(k)!);
-    const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${outputsList(d, i)}${eventList(d)}`;
+    const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${outputsList(d, i, p.bars)}${eventList(d)}`;
     order.push({ d, own, kids });
     for (let n = kids.length - 1; n >= 0; n--) stack.push(kids[n]);
   }
@@ -80,11 +80,13 @@ function overviewOrder(p: Page, list: DelegationReport[]): { d: DelegationReport
 }
 
 export const formatHtml: Formatter = (report) => {
+  const keys = byKey(report.delegations);
+  const sections = sectionIndex(report.delegations);
   const p: Page = {
     report,
-    keys: byKey(report.delegations),
-    sections: sectionIndex(report.delegations),
-    bars: barsByRun(report.delegations),
+    keys,
+    sections,
+    bars: barsByRun(report.delegations, (d) => hasTimeline(d, { keys, sections })),
     tips: {},
     done: new Set(),
   };

@@ -105,10 +105,11 @@ function fingerprint(f: Finding, primary: Location | undefined): string {
 
 /**
  * GitHub code scanning rejects a whole upload past these (its "SARIF support" limits): more than
- * 25,000 results in a run, or more than 1,000 related locations on a result.
+ * 25,000 results in a run, or more than 1,000 locations on a result (the primary one and the
+ * related ones together, to be safe).
  */
 export const MAX_RESULTS_PER_RUN = 25_000;
-export const MAX_RELATED_LOCATIONS = 1_000;
+export const MAX_RELATED_LOCATIONS = 999;
 
 const LEVEL_RANK: Record<Level, number> = { error: 0, warning: 1, note: 2 };
 

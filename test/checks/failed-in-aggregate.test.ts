@@ -65,6 +65,18 @@ testCheck('failed-in-aggregate', {
         },
       ],
     },
+    {
+      // Yesterday's US run wrote "US price 97.5"; today's join (line 10) has it although today's
+      // US run only produced the same text 300 s later: the stale artifact, not an inversion.
+      fixture: 'trigger-stale-artifact-own-later.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'the aggregate contains "US price 97.5", the output of sub-run 5c4d3e2f-1a0b-4c9d-8e7f-6a5b4c3d2e41 (agent us) of delegation 3b9c1d2e-4f5a-4b6c-8d7e-9f0a1b2c3d41',
+          evidenceLines: ['trigger-stale-artifact-own-later.jsonl:4', 'trigger-stale-artifact-own-later.jsonl:10'],
+        },
+      ],
+    },
   ],
   valid: [
     // Children written just after the join (1 µs, 0.4 ms) or whose output is in the aggregate were in it.

@@ -25,6 +25,30 @@ testCheck('sequential-stopped-early', {
       ],
     },
     {
+      // The same stop after the second stage was retried (verification): total_sub_runs 2 leaves
+      // the retry out, so two stages were counted, both started: still stop_on_success.
+      fixture: 'trigger-stop-on-success-after-retry.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: ['stopped after stage 2 of 3 (sonnet-fixer, completed); opus-fixer never started', 'probably stop_on_success, which is not journaled'],
+          evidenceLines: ['trigger-stop-on-success-after-retry.jsonl:6', 'trigger-stop-on-success-after-retry.jsonl:15', 'trigger-stop-on-success-after-retry.jsonl:16'],
+        },
+      ],
+    },
+    {
+      // As above, with total_sub_runs 3: two stages started (the retry folded into its stage), so
+      // the third was counted without starting. Counting runs (3, with the retry) hid it.
+      fixture: 'trigger-counted-stage-after-retry.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          messageIncludes: ['opus-fixer never started: total_sub_runs 3 counts more stages than the 2 that started'],
+          evidenceLines: ['trigger-counted-stage-after-retry.jsonl:6', 'trigger-counted-stage-after-retry.jsonl:15', 'trigger-counted-stage-after-retry.jsonl:16'],
+        },
+      ],
+    },
+    {
       // The same stop, but total_sub_runs 3 counts the stage that never started: it was admitted
       // and failed to start (journal-format §9), which stop_on_success would not count.
       fixture: 'trigger-counted-stage-never-started.jsonl',

@@ -79,6 +79,14 @@ describe('pinned runs and evidence', () => {
     expect((await check([dir])).code).toBe(0);
   });
 
+  it('--update --pin rewrites a passing case that does not pin what is asked yet', async () => {
+    const r = await check(['--update', '--pin', 'runs', dir]);
+    expect(r.stdout).toContain(`UPDATED ${CASE}.expected.json (1 expectation)`);
+    expect(JSON.parse(readFileSync(expectedFile(), 'utf8'))).toEqual([{ id: 'missing-completion', delegation: DELEGATION, severity: 'error', count: 1, runs: [WRITER] }]);
+    const again = await check(['--update', '--pin', 'runs', dir]);
+    expect(again.stdout).toBe(`PASS ${CASE}\n1 passed, 0 failed\n`);
+  });
+
   it('pins a session-folder case relative to the folder', async () => {
     const journal = path.join(dir, 'session', 'v1', 'users', 'u', 'sessions', '7b1e4c2a-9d35-4f80-a6c1-3e5d7f9b0a24.jsonl');
     cpSync(path.join(dir, CASE), journal);
@@ -115,6 +123,24 @@ describe('--update does not lose what a person wrote', () => {
     const r = await check(['--rule', 'missing-completion=warning', '--now', '2030-01-01T00:00:00Z', '--max-fanout', '4', spaced]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`Accept the current findings with: trace-delegation check --update --rule missing-completion=warning --max-fanout 4 --now 2030-01-01T00:00:00Z '${dir}/bob'\\''s cases'\n`);
+  });
+
+  it('the hint puts -- before a path that starts with "-"', async () => {
+    const odd = path.join(dir, 'odd');
+    for (const f of [CASE, `${CASE}.expected.json`]) cpSync(path.join(dir, f), path.join(odd, `-${f}`));
+    writeFileSync(path.join(odd, `-${CASE}.expected.json`), JSON.stringify([{ id: 'late-result' }]));
+    const r = await runMain(['check', '--', `-${CASE}`], { cwd: odd, env: { CI: '' } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`Accept the current findings with: trace-delegation check --update -- -${CASE}\n`);
+    const accepted = await runMain(['check', '--update', '--', `-${CASE}`], { cwd: odd, env: { CI: '' } });
+    expect(accepted.code).toBe(0);
+  });
+
+  it('--update fills an empty expectations file (it holds nothing anyone wrote)', async () => {
+    writeFileSync(expectedFile(), '  \n');
+    const r = await check(['--update', dir]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(expectedFile(), 'utf8'))).toEqual([{ id: 'missing-completion', delegation: DELEGATION, severity: 'error', count: 1 }]);
   });
 
   it('says when a missing finding belongs to a check that is turned off', async () => {

@@ -1,12 +1,12 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli.js';
+import { BIN, FIXTURES } from '../helpers/cli.js';
 import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
 import { ev, journal } from '../helpers/journal.js';
 
@@ -365,6 +365,20 @@ describe('--follow', () => {
     const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
     expect(printed.map((d: { id: string }) => d.id)).toEqual(['d-1', 'd-2', 'd-3', 'd-4']);
     expect(printed).toEqual(all.stdout.trim().split('\n').map((l) => JSON.parse(l)));
+  });
+
+  it("judges an open delegation by its whole session, as --all does: the plain journal going on after its archive is an engine error", async () => {
+    const dir = tree();
+    cpSync(path.join(FIXTURES, 'checks', 'delegation-incomplete', 'trigger-engine-error-archived'), dir, { recursive: true });
+    const now = { TRACE_DELEGATION_NOW: '2026-03-11T00:00:00Z' };
+    const f = follow(dir, ['--format', 'ndjson', '--all'], now);
+    await f.waitFor(READY, 45_000, 'stderr');
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l));
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...now } });
+    const findings = (docs: { findings: { message: string }[] }[]) => docs.flatMap((d) => d.findings.map((x) => x.message));
+    expect(findings(printed).some((m) => m.includes('engine error (its session goes on in'))).toBe(true);
+    expect(findings(printed)).toEqual(findings(all.stdout.trim().split('\n').map((l) => JSON.parse(l))));
   });
 
   it('reads a journal replaced by another file (written aside and renamed over it) from the start', async () => {

@@ -114,6 +114,28 @@ describe('html timeline layout', () => {
     }
   });
 
+  it('has no link to an id the page lacks: fixture trees, and a delegation none of whose times parse', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-html-dead-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'j.jsonl'),
+        journal(
+          ev.started('never', { delegation_id: 'd-none', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }),
+          ev.subStarted('never', { delegation_id: 'd-none', sub_run_id: 'r-n', parent_run_id: 'p', agent_id: 'a' }),
+          ev.subCompleted('never', { delegation_id: 'd-none', sub_run_id: 'r-n', agent_id: 'a', status: 'failed', error: 'boom' }),
+        ),
+      );
+      for (const tree of [dir, path.join(FIXTURES, 'sessions'), path.join(FIXTURES, 'formats'), path.join(FIXTURES, 'checks', 'missing-start')]) {
+        const page = await html(tree);
+        const ids = new Set([...page.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
+        const dead = [...page.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]).filter((id) => !ids.has(id));
+        expect(dead, tree).toEqual([]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says which severity each overview count is, in text as well as colour', async () => {
     const r = await runBin(['--demo', '--all', '--format', 'html', '--fail-on', 'none']);
     const counts = [...r.stdout.matchAll(/<span class="count sev-(error|warning|info)" title="(\d+) (error|warning|info)">(\d+)([EWI])<\/span>/g)];

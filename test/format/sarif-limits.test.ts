@@ -50,6 +50,15 @@ describe('SARIF within GitHub code scanning limits', () => {
     expect(order).toEqual([...order].sort((a: number, b: number) => a - b));
   });
 
+  it('cuts warnings before errors, and counts what it cut by severity', async () => {
+    const { report } = await analyze({ sessions: [path.join(dir, 'many.jsonl')], all: true });
+    const mixed: TraceReport = { ...report, delegations: report.delegations.map((d, i) => ({ ...d, findings: d.findings.map((f) => ({ ...f, severity: i < 8000 ? ('error' as const) : ('warning' as const) })) })) };
+    const run = JSON.parse(formatSarif(mixed, ctx)).runs[0];
+    const levels = run.results.reduce((n: Record<string, number>, r: { level: string }) => ({ ...n, [r.level]: (n[r.level] ?? 0) + 1 }), {});
+    expect(levels).toEqual({ error: 24_000, warning: 1_000 });
+    expect(run.properties.omittedBySeverity).toEqual({ error: 0, warning: 200, note: 0 });
+  });
+
   it('a run under the limit has no omission properties or notification', async () => {
     const { report } = await analyze({ sessions: [path.join(dir, 'wide.jsonl')], all: true });
     const run = JSON.parse(formatSarif(report, ctx)).runs[0];
@@ -62,7 +71,8 @@ describe('SARIF within GitHub code scanning limits', () => {
     const results = JSON.parse(r.stdout).runs[0].results as { ruleId: string; relatedLocations?: unknown[]; properties: { omittedEvidence?: number } }[];
     const orphan = results.find((x) => x.ruleId === 'orphan-event')!;
     expect(orphan.relatedLocations).toHaveLength(MAX_RELATED_LOCATIONS);
-    expect(orphan.properties.omittedEvidence).toBe(1);
+    // 1,002 evidence lines: the first is the location, 999 are related, 2 are counted.
+    expect(orphan.properties.omittedEvidence).toBe(2);
     for (const x of results) expect(x.relatedLocations?.length ?? 0).toBeLessThanOrEqual(MAX_RELATED_LOCATIONS);
   });
 

@@ -410,6 +410,19 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     expect(JSON.parse(rows.stdout).delegations.map((r: { key: string }) => r.key)).toEqual(['dup#2']);
   });
 
+  it('keeps reading recent files only when the newest delegation repeats an identical delegation_completed', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const older = delegation('d-older', NOW - 3 * DAY);
+    put(root, 'older.jsonl', [...older.head, ...older.runs, ...older.tail], NOW - 3 * DAY + 60_000);
+    const newest = delegation('d-new', NOW - 3600_000);
+    put(root, 'new.jsonl', [...newest.head, ...newest.runs, ...newest.tail, ...newest.tail], NOW - 3600_000 + 60_000);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const last = await prepareLast(options);
+    expect(last.selected.map((d) => d.id)).toEqual(['d-new']);
+    expect(last.notes.some((n) => n.startsWith('last read 1 of 2 journal files'))).toBe(true);
+  });
+
   it('reads the whole tree when events newer than the newest start belong to a start it did not read (an mtime set back)', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
     dirs.push(root);

@@ -1,7 +1,7 @@
-import { compareInstants } from '../../journal/time.js';
+import { compareInstants, diffMs } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
-import { hasSubRunEvents, loc, settledAtJoin, startedPerAgent, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
+import { hasSubRunEvents, JOIN_INVERSION_MS, loc, settledAtJoin, startedPerAgent, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
 import { aggregateContains, longEnoughForSubstring, SEPARATOR, withoutTruncationMark } from '../../journal/preview.js';
 import { previewsIn } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
@@ -100,11 +100,12 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: read
   const core = withoutTruncationMark;
   // What a run of this delegation completed by the join is its own output, whoever else wrote it too;
   // and a text it quotes in its own output reached the aggregate through that run.
-  // A run that completed just after the join's timestamp counts too: journal timestamps invert by
-  // microseconds (late-result reports it), and its text is no foreign delegation's.
+  // A run that completed within JOIN_INVERSION_MS after the join's timestamp counts too: journal
+  // timestamps invert by microseconds (late-result reports it). Seconds later, the join cannot
+  // have had it: the same text in the aggregate is then another delegation's stale artifact.
   const own: string[] = [];
   for (const run of d.runs.values()) {
-    const c = settledAtJoin(run, join) ?? finalTerminal(run);
+    const c = settledAtJoin(run, join) ?? justAfterJoin(run, join);
     if (c?.status === 'completed' && c.outputPreview?.trim()) own.push(c.outputPreview.trim());
   }
   const ownOutput = (p: string) => own.includes(p) || (longEnoughForSubstring(core(p)) && own.some((o) => o.includes(core(p))));
@@ -152,6 +153,12 @@ function staleNote(d: Delegation, join: DelegationCompletedEvent, agentId: strin
       return `${c.final.runId} ${s ? `ended ${s.status}` : 'had not completed by the join'}`;
     });
   return states.length ? `; this delegation's own ${agentId} run ${states.join(', ')}` : '';
+}
+
+function justAfterJoin(run: SubRun, join: DelegationCompletedEvent): SubRunCompletedEvent | null {
+  const at = join.time;
+  if (!at) return null;
+  return terminalCompletions(run).find((c) => !!c.time && diffMs(c.time, at) <= JOIN_INVERSION_MS) ?? null;
 }
 
 function finalTerminal(run: SubRun): SubRunCompletedEvent | null {

@@ -30,11 +30,12 @@ export const sequentialStoppedEarly: Check = {
     const cancel = lastMarker(last.final, 'cancel_requested');
     // Totals that count more runs than journaled any event: the next stage was counted, so it was
     // admitted and failed to start; stop_on_success would not have counted it.
+    // Retries are not counted in the totals (journal-format §9): compare with stages, not runs.
     const counted = d.completed.totalSubRuns;
-    const countedUnstarted = typeof counted === 'number' && counted > d.runs.size;
+    const countedUnstarted = typeof counted === 'number' && counted > started.length;
     const reason =
       status === 'completed' && countedUnstarted
-        ? `total_sub_runs ${counted} counts more stages than the ${d.runs.size} that started, so the next stage probably failed admission or start (not stop_on_success, which would not count it)`
+        ? `total_sub_runs ${counted} counts more stages than the ${started.length} that started, so the next stage probably failed admission or start (not stop_on_success, which would not count it)`
         : status === 'completed'
         ? 'probably stop_on_success, which is not journaled'
         : pause || isPausedStatus(status) || d.completed.aggregatedStatus === 'unfinished'

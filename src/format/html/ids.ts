@@ -5,10 +5,14 @@ export const sectionId = (i: number): string => `d${i}`;
 export const barId = (i: number, child: number, attempt: number): string => `d${i}-c${child}-a${attempt}`;
 export const findingId = (i: number, n: number): string => `d${i}-f${n}`;
 
-/** Every drawn attempt's bar id by run id, across the whole page (findings may name any run). */
-export function barsByRun(delegations: DelegationReport[]): Map<string, string[]> {
+/**
+ * Every drawn attempt's bar id by run id, across the whole page (findings may name any run).
+ * `drawn` says whether a delegation has a timeline at all (none when no timestamp parses).
+ */
+export function barsByRun(delegations: DelegationReport[], drawn: (d: DelegationReport) => boolean = () => true): Map<string, string[]> {
   const out = new Map<string, string[]>();
   delegations.forEach((d, i) =>
+    drawn(d) &&
     d.children.forEach((c, j) =>
       c.attempts.forEach((a, k) => {
         out.set(a.runId, [...(out.get(a.runId) ?? []), barId(i, j, k)]);

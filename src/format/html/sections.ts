@@ -87,12 +87,15 @@ export function eventList(d: DelegationReport): string {
  * Every attempt's error and output preview in full, folded away: the hover card clips them, and a
  * stack trace must be readable and copyable somewhere.
  */
-export function outputsList(d: DelegationReport, i: number): string {
+export function outputsList(d: DelegationReport, i: number, bars: Map<string, string[]>): string {
   const rows: string[] = [];
   d.children.forEach((c, j) =>
     c.attempts.forEach((a, k) => {
       if (!a.error && !a.outputPreview) return;
-      const head = `<a href="#${barId(i, j, k)}"><code>${esc(clip(a.runId, 40))}</code></a> ${esc(a.agentId ?? '?')} attempt ${a.attempt} · ${esc(a.status ?? 'no status')}`;
+      const id = barId(i, j, k);
+      const run = `<code>${esc(clip(a.runId, 40))}</code>`;
+      // A link only to a bar that is drawn: no timeline when no timestamp of the delegation parses.
+      const head = `${bars.get(a.runId)?.includes(id) ? `<a href="#${id}">${run}</a>` : run} ${esc(a.agentId ?? '?')} attempt ${a.attempt} · ${esc(a.status ?? 'no status')}`;
       const error = a.error ? `<div class="olabel">error</div><pre class="otext">${esc(a.error)}</pre>` : '';
       const output = a.outputPreview ? `<div class="olabel">output preview</div><pre class="otext">${esc(a.outputPreview)}</pre>` : '';
       rows.push(`<li>${head}${error}${output}</li>`);

@@ -74,6 +74,12 @@ function domain(d: DelegationReport, ctx: TimelineContext, lastMs: number | null
   return [lo - pad, hi + pad];
 }
 
+/** Whether the delegation gets a timeline (and so bars to link to): some timestamp of it parses. */
+export function hasTimeline(d: DelegationReport, ctx: TimelineContext): boolean {
+  const last = lastEventSeen(d, ctx.keys);
+  return domain(d, ctx, last ? instantMs(last.instant) : null) !== null;
+}
+
 /** The SVG for one delegation plus the hover cards of its bars, keyed by bar id. */
 export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineContext): { svg: string; tips: Record<string, Tip> } {
   const tips: Record<string, Tip> = {};

@@ -121,6 +121,22 @@ describe('html timeline layout', () => {
     }
   });
 
+  it('leaves out the "start" label when the join line is too close to print its own beside it', async () => {
+    const page = await withJournal(
+      [
+        ev.started('2025-11-07T08:00:00Z', { delegation_id: 'd-late', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }),
+        ev.subStarted('2025-11-07T08:00:00.100Z', { delegation_id: 'd-late', sub_run_id: 'r-late', parent_run_id: 'p', agent_id: 'a' }),
+        ev.completed('2025-11-07T08:00:01Z', { delegation_id: 'd-late', pattern: 'fan_out', total_sub_runs: 1, succeeded: 0, failed: 1, aggregated_status: 'failed' }),
+        ev.subCompleted('2025-11-07T08:05:00Z', { delegation_id: 'd-late', sub_run_id: 'r-late', agent_id: 'a', status: 'completed', output_preview: 'late' }),
+      ],
+      html,
+    );
+    expect(page).toMatch(/<g class="start-line"[^>]*><line[^>]*\/><text[^>]*><\/text><\/g>/);
+    expect(page).toMatch(/<g class="join-line"[^>]*><line[^>]*\/><text[^>]*>join \+1s<\/text><\/g>/);
+    const roomy = await html(path.join(FIXTURES, 'formats', 'retry-and-failure.jsonl'));
+    expect(roomy).toMatch(/<g class="start-line"[^>]*><line[^>]*\/><text[^>]*>start<\/text><\/g>/);
+  });
+
   it('says which severity each overview count is, in text as well as colour', async () => {
     const r = await runBin(['--demo', '--all', '--format', 'html', '--fail-on', 'none']);
     const counts = [...r.stdout.matchAll(/<span class="count sev-(error|warning|info)" title="(\d+) (error|warning|info)">(\d+)([EWI])<\/span>/g)];

@@ -127,7 +127,9 @@ function guides(f: Frame, height: number): string {
     const tx = anchor === 'start' ? x + 4 : x - 4;
     out.push(`<g class="${cls}" data-x="${x.toFixed(2)}"><line x1="${x.toFixed(2)}" x2="${x.toFixed(2)}" y1="${AXIS_H - 4}" y2="${height - 4}"/><text x="${tx.toFixed(1)}" y="12" text-anchor="${anchor}">${esc(text)}</text></g>`);
   };
-  if (f.d.startedMs !== null) line(f.d.startedMs, 'start-line', 'start', 'start');
+  // A join this close to the start would print its label over "start": the line stays, the legend names it.
+  const crowded = f.d.startedMs !== null && f.joinMs !== null && Math.abs(f.scale.x(f.joinMs) - f.scale.x(f.d.startedMs)) < 48;
+  if (f.d.startedMs !== null) line(f.d.startedMs, 'start-line', crowded ? '' : 'start', 'start');
   if (f.joinMs !== null) line(f.joinMs, 'join-line', `join ${offset(f.joinMs - f.origin)}`, f.scale.x(f.joinMs) > PLOT_X1 - 80 ? 'end' : 'start');
   else out.push(`<text class="no-join" x="${PLOT_X1}" y="12" text-anchor="end">no join: delegation_completed was not journaled</text>`);
   return out.join('');

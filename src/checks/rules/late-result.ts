@@ -37,9 +37,14 @@ export const lateResult: Check = {
       if (!last?.time || compareInstants(last.time, join.time) <= 0) continue;
       // Its output in the aggregate says the join had it after all: the two `ts` are inverted (journal-format.md §8.1).
       const joined = joinedOutput(last, join, d);
+      const gap = diffMs(last.time, join.time);
+      // Seconds apart, the same text in the aggregate has two readings: say both (failed-in-aggregate
+      // names another delegation that wrote it before the join, when there is one).
       const verdict = joined
-        ? 'yet its output is in the aggregate, so the join had it: the timestamps are out of order'
-        : diffMs(last.time, join.time) <= JOIN_INVERSION_MS
+        ? gap <= JOIN_INVERSION_MS
+          ? 'yet its output is in the aggregate, so the join had it: the timestamps are out of order'
+          : 'yet its output is in the aggregate: the join had it and the completion was recorded late (some engines write completions after the batch), or the aggregate took the same text from elsewhere'
+        : gap <= JOIN_INVERSION_MS
           ? 'within a millisecond, as concurrent writers invert timestamps: it may have been in the join, or it was not (ignored, or it needs a follow-up)'
           : 'its result was not in the join (ignored, or it needs a follow-up)';
       out.push({

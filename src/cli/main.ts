@@ -19,7 +19,8 @@ Targets: a delegation id, a unique prefix of one, a parent run id, a session id,
 (the default). Use - or --stdin to read one journal from standard input.
 
 Environment: ASTRA_SESSIONS_DIR (the default --sessions), TRACE_DELEGATION_NOW (--now),
-NO_COLOR.
+NO_COLOR and TERM=dumb (no colour), TRACE_DELEGATION_DEBUG=1 (a stack trace with an internal
+error).
 
 Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error
 (list too: it exits 1 when a delegation it shows has such a finding).
@@ -85,6 +86,22 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
   return program;
 }
 
+/** The first two words that are not options or option values, as the root command reads them (before `--`). */
+function positionals(words: readonly string[], program: Command): string[] {
+  const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)));
+  const out: string[] = [];
+  for (let i = 0; i < words.length && out.length < 2; i++) {
+    const w = words[i];
+    if (w === '--') return [...out, ...words.slice(i + 1)].slice(0, 2);
+    if (w.startsWith('-') && w !== '-') {
+      if (!w.includes('=') && takesValue.has(w)) i++;
+      continue;
+    }
+    out.push(w);
+  }
+  return out;
+}
+
 /** Runs the CLI and returns its exit code; it never calls process.exit and never throws. */
 export async function main(io: CliIO): Promise<number> {
   const result = { code: EXIT.ok as number };
@@ -97,9 +114,11 @@ export async function main(io: CliIO): Promise<number> {
     const [first, second] = words;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);
-    // A mistyped command with its arguments (`chek fixtures`) would be commander's bare "too many arguments".
-    const meant = !commands.includes(first ?? '') ? commandMeant(first) : undefined;
-    if (meant && second !== undefined && !second.startsWith('-')) throw new UsageError(`unknown command ${first}; did you mean ${meant}? (trace-delegation ${meant} --help)`);
+    // A mistyped command with its arguments (`chek fixtures`, also after options: `--demo chek
+    // fixtures`) would be commander's bare "too many arguments".
+    const [word, next] = positionals(words, program);
+    const meant = !commands.includes(word ?? '') ? commandMeant(word) : undefined;
+    if (meant && next !== undefined) throw new UsageError(`unknown command ${word}; did you mean ${meant}? (trace-delegation ${meant} --help)`);
     const third = words[2];
     const parent = program.commands.find((c) => c.name() === second);
     if (first === 'help' && parent && third !== undefined && third !== 'help' && !third.startsWith('-')) {

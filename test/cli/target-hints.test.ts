@@ -54,6 +54,11 @@ describe('unknown targets', () => {
   it('names the command a mistyped first word meant: with its arguments, and when no journals exist yet', async () => {
     const chek = await runMain(['chek', 'fixtures']);
     expect([chek.code, chek.stdout, chek.stderr]).toEqual([2, '', 'trace-delegation: unknown command chek; did you mean check? (trace-delegation check --help)\n']);
+    // After options (and their values) too: it was commander's bare "too many arguments".
+    for (const args of [['--demo', 'chek', 'fixtures'], ['--sessions', 'fixtures/sessions', 'chek', 'fixtures'], ['--format=json', 'chek', 'fixtures']]) {
+      const r = await runMain(args);
+      expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', 'trace-delegation: unknown command chek; did you mean check? (trace-delegation check --help)\n']);
+    }
     const home = mkdtempSync(path.join(tmpdir(), 'td-nohome-'));
     try {
       const lsit = await runMain(['lsit'], { env: { HOME: home } });

@@ -156,8 +156,8 @@ class Follower {
   private readonly forgottenFiles = new Set<number>();
   /** Delegations that had events in those journals when they were dropped (moved elsewhere since, maybe). */
   private readonly forgottenKeys = new Set<string>();
-  /** Delegation key → time of its newest event when the stale notice was printed. */
-  private readonly staleAt = new Map<string, number>();
+  /** Delegation key → its newest activity when the stale notice was printed, and what that report said. */
+  private readonly staleAt = new Map<string, { newest: number; digest: number }>();
   /** The delegation a named target that is a sub-run id belongs to, when the replay ended (the no-match warning names it). */
   private subRunOwner: string | null = null;
   /** For target `last`: the newest delegation when replay ended, and where it orders. */
@@ -941,13 +941,28 @@ class Follower {
       return;
     }
     if (!d.started) return; // an orphan: nothing says when it would be complete
-    const newest = newestEventMs(d);
+    // Quiet means its journals too, as its report judges it: while its session writes, it is
+    // "still running"; once they stop, the report can say why (engine error, crashed).
+    const newest = this.newestActivityMs(d);
     if (newest === null || now - newest < this.staleAfterMs) return;
-    const warnedAt = this.staleAt.get(d.key);
-    if (warnedAt !== undefined && warnedAt >= newest) return; // already said, and nothing new since
-    this.staleAt.set(d.key, newest);
-    this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and no new event for ${humanDuration(now - newest)} (--stale-after ${humanDuration(this.staleAfterMs)})\n`);
-    this.print(this.render(d, now, all).text); // a notice, not its report: that comes with its completion
+    const warned = this.staleAt.get(d.key);
+    if (warned !== undefined && warned.newest >= newest) return; // already said, and nothing new since
+    const rendered = this.render(d, now, all);
+    const digest = reportDigest(rendered.report);
+    this.staleAt.set(d.key, { newest, digest });
+    if (warned !== undefined && warned.digest === digest) return; // its session went on, and the report says the same
+    this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and nothing new in its journals for ${humanDuration(now - newest)} (--stale-after ${humanDuration(this.staleAfterMs)})${warned ? '; what its report says changed' : ''}\n`);
+    this.print(rendered.text); // a notice, not its report: that comes with its completion
+  }
+
+  /** The newest of d's events and of the last lines of its sessions' journals (epoch ms). */
+  private newestActivityMs(d: Delegation): number | null {
+    let newest = newestEventMs(d);
+    for (const st of this.statsOf(this.withSessionSiblings(d.files))) {
+      const ms = st.lastTime?.ms;
+      if (ms !== undefined && (newest === null || ms > newest)) newest = ms;
+    }
+    return newest;
   }
 
   /** d's linked group, its checks searching the outputs of the other groups, held or dormant. */

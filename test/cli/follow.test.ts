@@ -152,7 +152,7 @@ describe('--follow', () => {
     writeFileSync(journalPath, journal(started('d-open'), subStarted('d-open')));
     const f = follow(dir, ['--stale-after', '1s']);
     await f.waitFor(/Delegation Trace: d-open/);
-    expect(f.err()).toMatch(/delegation d-open is still open: no delegation_completed and no new event for (\d+[smhd] ?)+ \(--stale-after 1s\)/);
+    expect(f.err()).toMatch(/delegation d-open is still open: no delegation_completed and nothing new in its journals for (\d+[smhd] ?)+ \(--stale-after 1s\)/);
     expect(f.out()).toMatch(/\[warning\] delegation-incomplete: no delegation_completed/);
     expect(f.out()).toMatch(/missing-completion: sub-run r-d-open \(agent coder\) started but never completed/);
 
@@ -160,6 +160,21 @@ describe('--follow', () => {
     await f.waitFor(/delegation completed: succeeded=1 failed=0 status=completed/);
     expect(await f.stop()).toBe(0);
     expect(f.out().match(/Delegation Trace: d-open/g)).toHaveLength(2); // the warning, then the final report
+  });
+
+  it('waits for its whole session to be quiet before the stale notice, and says it again when its session goes on and the report changes', async () => {
+    const dir = tree();
+    // The delegation's events in the archive; nothing after them yet: "crashed".
+    writeFileSync(path.join(dir, 's-9.jsonl.gz'), gzipSync(journal(started('d-arch', iso(Date.now() - 5000)), subStarted('d-arch', iso(Date.now() - 4900)))));
+    const f = follow(dir, ['--stale-after', '1s', '--format', 'ndjson']);
+    await f.waitFor(/crashed/);
+    // The session goes on in its plain journal: when that is quiet too, the report says engine error.
+    writeFileSync(path.join(dir, 's-9.jsonl'), journal(JSON.stringify({ type: 'turn', ts: iso(), session_id: 's-9', turn: 2 })));
+    await f.waitFor(/engine error \(its session goes on in/);
+    expect(await f.stop()).toBe(0);
+    expect(f.err()).toMatch(/delegation d-arch is still open: .*; what its report says changed/);
+    const causes = f.out().trim().split('\n').map((l) => JSON.parse(l).findings.find((x: { id: string }) => x.id === 'delegation-incomplete')?.message);
+    expect(causes.map((m: string) => /: (crashed|engine error|still running)/.exec(m)?.[1])).toEqual(['crashed', 'engine error']);
   });
 
   it('follows only the target it is given', async () => {

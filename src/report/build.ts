@@ -129,6 +129,9 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   if (d.started && !hasSubRunEvents(d))
     out.push('No sub-run event was journaled for this delegation (the engine\'s tracker was not bound to a session); start, completion, totals and retry checks were skipped.');
   if (d.pattern === 'sequential' && d.completed) out.push('Whether stop_on_success was set is inferred from which stages ran.');
+  // journal-format §9: rounds are not journaled, so the expectation comes from the totals.
+  if (d.pattern === 'adversarial_review')
+    out.push(`max_rounds is not journaled: the expected children are ${d.completed?.totalSubRuns != null ? `total_sub_runs (${d.completed.totalSubRuns}), producer and reviewer alternating` : 'unknown until delegation_completed gives total_sub_runs'}; a round that never started is counted there, not reported as missing-start.`);
   // Loops, not push(...list): a spread passes each item as an argument, and a delegation can
   // carry 100,000s of notes (one per repeated delegation_started), past the call stack's limit.
   for (const note of d.notes) out.push(note);

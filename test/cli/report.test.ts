@@ -578,3 +578,14 @@ describe('an event whose ts does not parse', () => {
     }
   });
 });
+
+describe('adversarial_review', () => {
+  it('says in its Limits that rounds are not journaled and where the expected children come from', async () => {
+    const r = await runBin(['--sessions', 'fixtures/checks/agent-set-mismatch/trap-adversarial-review.jsonl', '--all', '--format', 'json', '--fail-on', 'none'], { cwd: ROOT });
+    const [d] = JSON.parse(r.stdout).delegations;
+    expect(d.pattern).toBe('adversarial_review');
+    expect(d.limits).toContain('max_rounds is not journaled: the expected children are total_sub_runs (4), producer and reviewer alternating; a round that never started is counted there, not reported as missing-start.');
+    const fanOut = await runBin(['--sessions', 'fixtures/formats/retry-and-failure.jsonl', '--all', '--format', 'json', '--fail-on', 'none'], { cwd: ROOT });
+    expect(JSON.parse(fanOut.stdout).delegations[0].limits.some((l: string) => l.startsWith('max_rounds'))).toBe(false);
+  });
+});

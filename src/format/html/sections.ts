@@ -115,9 +115,14 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
     const dur = d.startedMs !== null && d.completedMs !== null ? esc(duration(d.completedMs - d.startedMs)) : '<span class="muted">–</span>';
     const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
-    return `<tr><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
+    // Rows by worst finding, for the filter above the table (CSS only: it works without scripts).
+    const worst = counts.error ? 'error' : counts.warning ? 'warning' : counts.info ? 'info' : 'none';
+    return `<tr class="worst-${worst}"><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
   });
-  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2><div class="table-scroll"><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  const withErrors = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error')).length;
+  const withWarnings = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error' || f.severity === 'warning')).length;
+  const filter = `<fieldset class="row-filter"><legend>Show</legend><label><input type="radio" name="rows" id="rows-all" checked> all (${order.length})</label> <label><input type="radio" name="rows" id="rows-warning"> with errors or warnings (${withWarnings})</label> <label><input type="radio" name="rows" id="rows-error"> with errors (${withErrors})</label></fieldset>`;
+  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
 export function pageHeader(report: TraceReport): string {

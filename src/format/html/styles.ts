@@ -114,6 +114,10 @@ details.nested section.delegation { margin-bottom: 0; }
 #td-tip dd.tip-error { color: #ffaba8; }
 footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
 .table-scroll { overflow-x: auto; }
+fieldset.row-filter { border: 0; padding: 0; margin: 0 0 8px; font-size: 13px; color: var(--muted); }
+fieldset.row-filter legend { float: left; margin-right: 8px; padding: 0; }
+section.overview:has(#rows-error:checked) tr:is(.worst-warning, .worst-info, .worst-none),
+section.overview:has(#rows-warning:checked) tr:is(.worst-info, .worst-none) { display: none; }
 .bar, .finding { scroll-margin: 90px 0; }
 @media (prefers-reduced-motion: reduce) { .bar:target .shape { animation: none; } }
 @media print {

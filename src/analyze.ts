@@ -106,8 +106,10 @@ function batchedProgress(onFile: AnalyzeOptions['onFile']) {
 
 /** loadJournals; `last` keeps at most `maxEvents` events before it gives up on reading recent files only. */
 async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE_INFINITY, maxFileEvents = RECENT_MAX_FILE_EVENTS): Promise<JournalsRead> {
-  validateAnalyzeOptions(options);
-  if (options.stdin) return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false, subset: false };
+  if (options.stdin) {
+    validateAnalyzeOptions(options); // discoverTree does it for a tree
+    return { scan: await scanStdin(options.stdin), roots: ['<stdin>'], notes: [], files: [], cut: false, subset: false };
+  }
   const { roots, files, notes: unreadable } = await discoverTree(options);
   if (options.scan) return { scan: await options.scan(files), roots, notes: unreadable, files, cut: false, subset: false };
   if (isLastQuery(options) && options.recentFirst !== false) {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
-import { discoverJournals, pathIdentity, sessionRoots, type JournalFile } from '../journal/discover.js';
+import { discoverJournals, pathIdentity, sessionRoots, TRACKER_STEM, type JournalFile } from '../journal/discover.js';
+import { newestEventInstant } from '../model/evidence.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { hash53 } from '../journal/id-hash.js';
 import { humanDuration } from '../journal/time.js';
@@ -774,12 +775,17 @@ class Follower {
     this.sweepOrder = null;
   }
 
+  /** Tails by display path (rebuilt after a journal is added). */
+  private byDisplay(): Map<string, Tail> {
+    return (this.tailsByDisplay ??= new Map([...this.tails.values()].map((t) => [t.file.display, t] as const)));
+  }
+
   /** The stats of the journals named (display paths), in the order the tails were added. */
   private statsOf(displays: readonly string[]): FileStats[] {
-    this.tailsByDisplay ??= new Map([...this.tails.values()].map((t) => [t.file.display, t] as const));
+    const byDisplay = this.byDisplay();
     const found: Tail[] = [];
     for (const display of new Set(displays)) {
-      const t = this.tailsByDisplay.get(display);
+      const t = byDisplay.get(display);
       if (t) found.push(t);
     }
     return found.sort((a, b) => a.fileIndex - b.fileIndex).map((t) => t.scanner.stats);
@@ -841,11 +847,11 @@ class Follower {
 
   /** The journals named and the other journals of their sessions (by file name, as discovery pairs them). */
   private withSessionSiblings(displays: readonly string[]): string[] {
-    this.tailsByDisplay ??= new Map([...this.tails.values()].map((t) => [t.file.display, t] as const));
+    const byDisplay = this.byDisplay();
     const sessions = new Set<string>();
     for (const display of displays) {
-      const t = this.tailsByDisplay.get(display);
-      if (t && t.file.sessionId !== 'delegation') sessions.add(t.file.sessionId); // Gen A's tracker file names no session
+      const t = byDisplay.get(display);
+      if (t && t.file.sessionId !== TRACKER_STEM) sessions.add(t.file.sessionId);
     }
     if (sessions.size === 0) return [...displays];
     this.displaysBySession ??= this.sessionFiles();
@@ -957,7 +963,7 @@ class Follower {
 
   /** The newest of d's events and of the last lines of its sessions' journals (epoch ms). */
   private newestActivityMs(d: Delegation): number | null {
-    let newest = newestEventMs(d);
+    let newest = newestEventInstant(d)?.ms ?? null;
     for (const st of this.statsOf(this.withSessionSiblings(d.files))) {
       const ms = st.lastTime?.ms;
       if (ms !== undefined && (newest === null || ms > newest)) newest = ms;
@@ -1087,12 +1093,6 @@ function readAt(fd: number, from: number, to: number): Buffer {
 /** Whether the open file still holds `last` just before `offset`. */
 function endsAt(fd: number, offset: number, last: Buffer): boolean {
   return readAt(fd, offset - last.length, offset).equals(last);
-}
-
-function newestEventMs(d: Delegation): number | null {
-  let newest: number | null = null;
-  for (const e of d.events) if (e.time && (newest === null || e.time.ms > newest)) newest = e.time.ms;
-  return newest;
 }
 
 function safeReaddir(dir: string): string[] {

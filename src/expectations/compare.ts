@@ -27,7 +27,10 @@ function sameTarget(e: Expectation, f: Finding, evidenceOf: (f: Finding) => stri
  * lets unmatched findings pass. A shortfall that a finding of another severity explains is
  * reported as a different severity instead of missing + unexpected.
  */
-export function compareFindings(expected: Expectation[], findings: Finding[], subset = false, evidenceOf: (f: Finding) => string[] = evidenceStrings): Problem[] {
+export function compareFindings(expected: Expectation[], findings: Finding[], subset = false, evidenceStringsOf: (f: Finding) => string[] = evidenceStrings): Problem[] {
+  // Each finding's evidence strings once, not once per expectation.
+  const cached = new Map<Finding, string[]>();
+  const evidenceOf = (f: Finding) => cached.get(f) ?? cached.set(f, evidenceStringsOf(f)).get(f)!;
   const matches = (e: Expectation, f: Finding) => sameTarget(e, f, evidenceOf) && (e.severity === undefined || f.severity === e.severity);
   const problems: Problem[] = [];
   const accounted = new Set<Finding>();

@@ -25,10 +25,10 @@ export interface Pins {
 }
 
 const KEYS = new Set(['id', 'delegation', 'severity', 'count', 'runs', 'evidence']);
-const ALLOWED = 'id, delegation, severity, count, runs, evidence, note, comment';
 const EVIDENCE_ITEM = /^.+:[1-9]\d*$/;
 // Free text for the humans who read the file; ignored by the comparison.
 const COMMENT_KEYS = new Set(['note', 'comment']);
+const ALLOWED = [...KEYS, ...COMMENT_KEYS].join(', ');
 
 /** Parses and validates an expectations file; any defect is one sentence (exit 2). */
 export function parseExpectations(text: string, name: string): Expectation[] {

@@ -293,6 +293,9 @@ function statKind(p: string): 'missing' | 'unreadable' | 'loop' | 'file' | 'dir'
 }
 
 /** `<dir>/<sid>.jsonl[.gz]` → `<sid>`: Astra names each journal after its session. */
+/** Gen A's tracker journal (`delegation.jsonl`) holds every session's delegations: its name names no session. */
+export const TRACKER_STEM = 'delegation';
+
 export function sessionIdOfPath(p: string): string {
   return withoutJournalSuffix(path.basename(p));
 }

@@ -1,8 +1,9 @@
-import { sessionIdOfPath } from '../journal/discover.js';
+import { sessionIdOfPath, TRACKER_STEM } from '../journal/discover.js';
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
 import { finalCompletion, isPausedStatus, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
+import { filesBySession } from './target.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
 
@@ -65,6 +66,13 @@ export function lastMarker(run: SubRun, action: string) {
   return ms.length ? ms[ms.length - 1] : null;
 }
 
+/** The time of the delegation's newest timed event. */
+export function newestEventInstant(d: Delegation): Instant | null {
+  let newest: Instant | null = null;
+  for (const e of d.events) if (e.time && (!newest || compareInstants(e.time, newest) > 0)) newest = e.time;
+  return newest;
+}
+
 /** Is the newest line in the delegation's files younger than `staleAfterMs` before now? */
 export function newestEventTime(d: Delegation, files: Map<string, FileStats>): Instant | null {
   let newest: Instant | null = null;
@@ -75,9 +83,7 @@ export function newestEventTime(d: Delegation, files: Map<string, FileStats>): I
   return newest;
 }
 
-// Gen A's tracker file holds every session's delegations: its name names no session.
-const SHARED_STEM = 'delegation';
-const filesByStem = new WeakMap<Map<string, FileStats>, Map<string, FileStats[]>>();
+const sessionsOfFiles = new WeakMap<Map<string, FileStats>, Map<string, string[]>>();
 
 /**
  * The other journals of the delegation's sessions: a plain `<sid>.jsonl` that goes on after its
@@ -85,22 +91,16 @@ const filesByStem = new WeakMap<Map<string, FileStats>, Map<string, FileStats[]>
  * of them went on, whichever file the delegation's own lines are in.
  */
 function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStats[] {
-  let byStem = filesByStem.get(files);
-  if (!byStem) {
-    byStem = new Map();
-    for (const st of files.values()) {
-      const stem = sessionIdOfPath(st.file);
-      const list = byStem.get(stem);
-      if (list) list.push(st);
-      else byStem.set(stem, [st]);
-    }
-    filesByStem.set(files, byStem);
-  }
+  let bySession = sessionsOfFiles.get(files);
+  if (!bySession) sessionsOfFiles.set(files, (bySession = filesBySession([...files.keys()])));
   const own = new Set(d.files);
   const out: FileStats[] = [];
-  for (const stem of new Set(d.files.map(sessionIdOfPath))) {
-    if (stem === SHARED_STEM) continue;
-    for (const st of byStem.get(stem) ?? []) if (!own.has(st.file)) out.push(st);
+  for (const sid of new Set(d.files.map(sessionIdOfPath))) {
+    if (sid === TRACKER_STEM) continue;
+    for (const f of bySession.get(sid) ?? []) {
+      const st = files.get(f);
+      if (st && !own.has(f)) out.push(st);
+    }
   }
   return out;
 }
@@ -128,8 +128,7 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
     const st = files.get(file);
     if (st && st.lastLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastLine} after its last event`, evidence: [{ file, line: st.lastLine }] };
   }
-  let lastEvent: Instant | null = null;
-  for (const e of d.events) if (e.time && (!lastEvent || compareInstants(e.time, lastEvent) > 0)) lastEvent = e.time;
+  const lastEvent = newestEventInstant(d);
   for (const st of siblings) {
     if (lastEvent && st.lastTime && st.lastLine > 0 && compareInstants(st.lastTime, lastEvent) > 0)
       return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${st.lastLine}, after its last event`, evidence: [{ file: st.file, line: st.lastLine }] };

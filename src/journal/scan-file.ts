@@ -42,8 +42,12 @@ export interface ScanFileOutput {
   stats: FileStats;
 }
 
-/** Reads of this size stay in the CPU cache between the copy from the page cache and the scan. */
-const READ_SIZE = 1 << 18;
+/**
+ * Reads of this size stay in the CPU cache between the copy from the page cache and the scan.
+ * Larger reads cost more: on the 2-core VM (kernel 6.18, read-ahead 128 KiB) reading 1 GiB from
+ * the page cache took 0.12-0.15 s in 64 or 128 KiB reads and 0.5-0.6 s in 256 KiB ones.
+ */
+const READ_SIZE = 1 << 16;
 const QUOTE = 0x22;
 const NEWLINE = 0x0a;
 const CR = 0x0d;

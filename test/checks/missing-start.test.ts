@@ -56,19 +56,6 @@ testCheck('missing-start', {
       ],
     },
     {
-      // Sequential: stage a failed, which falls through to b; b never started and total_sub_runs 1
-      // counts no start failure. Not a stop by design (sequential-stopped-early stays silent).
-      fixture: 'trigger-sequential-failed-stage.jsonl',
-      findings: [
-        {
-          severity: 'error',
-          delegation: 'd-seqfail',
-          messageIncludes: ['agent b: stage 2 never started and the totals do not account for it', 'stage 1 (a) ended failed'],
-          evidenceLines: ['trigger-sequential-failed-stage.jsonl:1', 'trigger-sequential-failed-stage.jsonl:3', 'trigger-sequential-failed-stage.jsonl:4'],
-        },
-      ],
-    },
-    {
       // A failed pipeline stage does not stop the pipeline (only a cancel does): stage c vanished.
       fixture: 'trigger-pipeline-failed-stage.jsonl',
       findings: [{ severity: 'error', messageIncludes: 'agent c: 1 expected child never started and the totals do not account for it' }],
@@ -107,6 +94,8 @@ testCheck('missing-start', {
     'trap-sequential-failed-stage-counted.jsonl',
     // sequential stopping after a success is sequential-stopped-early's business.
     'trap-sequential-stop.jsonl',
+    // and so is a stop after a failed stage that nothing explains: never an error (journal-format.md §9).
+    'sequential-stopped-early/trigger-failed-stage-unexplained.jsonl',
     // no delegation_completed: delegation-incomplete instead.
     'trap-no-completion.jsonl',
     // no sub-run event at all: the tracker was unbound (a Limits line).

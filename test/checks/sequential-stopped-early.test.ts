@@ -87,6 +87,19 @@ testCheck('sequential-stopped-early', {
       findings: [{ severity: 'info', messageIncludes: ['stopped after stage 1 of 3 (haiku-fixer, failed); sonnet-fixer, opus-fixer never started', 'failed admission or start'] }],
     },
     {
+      // Stage a failed, which falls through to b; b never started and total_sub_runs 1 counts no
+      // start failure. Nothing explains the stop, but journal-format.md §9: never an error.
+      fixture: 'trigger-failed-stage-unexplained.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          delegation: 'd-seqfail',
+          messageIncludes: ['stopped after stage 1 of 3 (a, failed); b, c never started', 'total_sub_runs 1 counts no start failure of it: nothing in the journal explains the stop'],
+          evidenceLines: ['trigger-failed-stage-unexplained.jsonl:1', 'trigger-failed-stage-unexplained.jsonl:3', 'trigger-failed-stage-unexplained.jsonl:4'],
+        },
+      ],
+    },
+    {
       // The shared sample: quick-fixer failed, deep-fixer succeeded, escalation legitimately never ran.
       fixture: 'missing-start/trap-sequential-stop.jsonl',
       findings: [{ severity: 'info', messageIncludes: 'stopped after stage 2 of 3 (deep-fixer, completed); escalation never started' }],
@@ -95,8 +108,6 @@ testCheck('sequential-stopped-early', {
   valid: [
     // every stage ran: two failures fell through to a success
     'trap-all-stages-ran.jsonl',
-    // a failed stage, and the next never started with nothing counted for it: missing-start's error, not a stop by design
-    'missing-start/trigger-sequential-failed-stage.jsonl',
     // not sequential: pipeline and fan_out never "stop early"
     'agent-set-mismatch/trap-retry-same-agent.jsonl',
     'missing-start/trigger-vanished-agent.jsonl',

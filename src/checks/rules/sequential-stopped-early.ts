@@ -7,10 +7,10 @@ export const sequentialStoppedEarly: Check = {
     id: 'sequential-stopped-early',
     category: 'trace',
     defaultSeverity: 'info',
-    description: 'A sequential delegation ended before its later stages started (stop_on_success, unfinished or cancelled stage).',
+    description: 'A sequential delegation ended before its later stages started (stop_on_success, unfinished or cancelled stage, or a stop nothing explains).',
     symptom: 'No child runs',
     docs: {
-      why: 'Sequential delegations legitimately stop after the first success when stop_on_success is set, which is not journaled; this says which stages never ran and the probable reason, so nobody mistakes it for a lost child.',
+      why: 'Sequential delegations legitimately stop after the first success when stop_on_success is set, which is not journaled; this says which stages never ran and the probable reason, so nobody mistakes it for a lost child. A stop after a failed stage (which should fall through to the next) that the totals do not explain either is said so, still as information: journal-format.md §9 never makes a sequential stop an error.',
       example: 'delegation_started sequential agent_ids ["quick-fixer","deep-fixer","escalation"]\nquick-fixer failed, deep-fixer completed\ndelegation_completed total_sub_runs 2',
       reportLine: '- [info] sequential-stopped-early: stopped after stage 2 of 3 (deep-fixer, completed); escalation never started: probably stop_on_success, which is not journaled (s.jsonl:20, s.jsonl:24, s.jsonl:25)',
       fix: 'Nothing to fix when the stop was intended; otherwise check the stop_on_success setting and why the next stage was not admitted.',
@@ -22,7 +22,8 @@ export const sequentialStoppedEarly: Check = {
     const started = startedChildren(d);
     const ids = d.started.agentIds;
     if (started.length === 0 || started.length >= ids.length) return out;
-    if (unexplainedSequentialStop(d)) return out; // not a stop by design: missing-start reports it
+    // Never an error (journal-format.md §9): a stop nothing explains is said so, still as info.
+    const unexplained = unexplainedSequentialStop(d) !== null;
     const last = started[started.length - 1];
     const status = finalStatus(last.final);
     const completed = last.final.completions.length > 0; // a completion with no status (null) still ended the stage
@@ -44,7 +45,9 @@ export const sequentialStoppedEarly: Check = {
             ? 'the stage was cancelled, which stops a sequential delegation'
             : !completed
               ? 'the stage never settled'
-              : 'a failed stage falls through to the next, so the next stage probably failed admission or start (counted in the totals if so)';
+              : unexplained
+                ? `a failed stage falls through to the next, and total_sub_runs ${counted} counts no start failure of it: nothing in the journal explains the stop (an agent that vanished, or a start failure the totals missed)`
+                : 'a failed stage falls through to the next, so the next stage probably failed admission or start (counted in the totals if so)';
     // The line that settled (or left open) the last stage, so the reader sees why it stopped there.
     const settled = last.final.completions.at(-1) ?? pause ?? cancel ?? last.final.starts[0];
     const never = ids.slice(started.length);

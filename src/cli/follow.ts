@@ -4,7 +4,7 @@ import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type Analy
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { discoverJournals, pathIdentity, sessionRoots, TRACKER_STEM, type JournalFile } from '../journal/discover.js';
-import { newestEventInstant } from '../model/evidence.js';
+import { newestEventInstant, newestTimeIn } from '../model/evidence.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { hash53 } from '../journal/id-hash.js';
 import { humanDuration } from '../journal/time.js';
@@ -961,11 +961,11 @@ class Follower {
     this.print(rendered.text); // a notice, not its report: that comes with its completion
   }
 
-  /** The newest of d's events and of the last lines of its sessions' journals (epoch ms). */
+  /** The newest of d's events and of the times its sessions' journals show (epoch ms). */
   private newestActivityMs(d: Delegation): number | null {
     let newest = newestEventInstant(d)?.ms ?? null;
     for (const st of this.statsOf(this.withSessionSiblings(d.files))) {
-      const ms = st.lastTime?.ms;
+      const ms = newestTimeIn(st)?.time.ms;
       if (ms !== undefined && (newest === null || ms > newest)) newest = ms;
     }
     return newest;

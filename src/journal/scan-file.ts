@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
-import { parseTimestamp } from './time.js';
+import { compareInstants, parseTimestamp } from './time.js';
 import { stopOnDescriptorExhaustion } from './discover.js';
 import type { FileStats, Instant, JournalEvent } from './types.js';
 
@@ -122,6 +122,9 @@ export function emptyStats(display: string, fileIndex: number): FileStats {
     partialLines: 0,
     duplicateLines: 0,
     lastLine: 0,
+    lastWholeLine: 0,
+    newestEventTime: null,
+    newestEventLine: 0,
     lastTs: null,
     lastTime: null,
     mtimeMs: 0,
@@ -235,7 +238,7 @@ export class LineScanner {
       if (this.lineNo > 0 && nl - pos > PREFIX_LEN + 1 && isOtherTypeLine(chunk, pos)) {
         // The bulk of a journal (llm_round, turn, transcript_item…): only counted, nothing else.
         const end = chunk[nl - 1] === CR ? nl - 1 : nl;
-        this.stats.lastLine = ++this.lineNo;
+        this.stats.lastLine = this.stats.lastWholeLine = ++this.lineNo;
         this.lastBuf = chunk;
         this.lastStart = pos;
         this.lastEnd = end;
@@ -319,6 +322,7 @@ export class LineScanner {
     this.lastHead = this.skippedHead;
     if (partial) stats.partialLines++;
     else {
+      stats.lastWholeLine = this.lineNo;
       // As looksLikeObject: `{` first (its type prefix said so), `}` last, a CR just before the
       // newline and spaces or tabs aside.
       const last = this.skippedEndsWithCR ? this.skippedBeforeLast : this.skippedLast;
@@ -355,6 +359,7 @@ export class LineScanner {
     this.lastStart = start;
     this.lastEnd = end;
     if (partial) stats.partialLines++;
+    else stats.lastWholeLine = lineNo;
     if (!isCandidateLine(buf, start, end)) {
       // Not parsed (that is the pre-filter's point), but a line that is not `{…}` cannot be JSON:
       // garbage, or a line cut short by a crash (robustness fix, see looksLikeObject).
@@ -385,8 +390,13 @@ export class LineScanner {
     else if (result.kind === 'event') {
       const e = result.event;
       // An untimed event keeps its place in the file: after the last timed one before it.
-      if (e.time) this.lastTime = e.time;
-      else {
+      if (e.time) {
+        this.lastTime = e.time;
+        if (!stats.newestEventTime || compareInstants(e.time, stats.newestEventTime) > 0) {
+          stats.newestEventTime = e.time;
+          stats.newestEventLine = lineNo;
+        }
+      } else {
         stats.badTimestampLines++;
         e.after = this.lastTime;
       }

@@ -132,6 +132,11 @@ export interface FileStats {
   duplicateLines: number;
   /** Line number of the last non-blank line. */
   lastLine: number;
+  /** Line number of the last non-blank line that ended with its newline (a partial last line is not one). */
+  lastWholeLine: number;
+  /** The newest `ts` among the file's delegation events (turn-buffered lines can end a file with an older one), and its line. */
+  newestEventTime: Instant | null;
+  newestEventLine: number;
   /** The `ts` of the last non-blank line, when it has one. */
   lastTs: string | null;
   lastTime: Instant | null;

@@ -1,7 +1,7 @@
 import { sessionIdOfPath, TRACKER_STEM } from '../journal/discover.js';
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
-import type { DelegationCompletedEvent, FileStats, Instant, Location, SubRunCompletedEvent } from '../journal/types.js';
+import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent, Location, SubRunCompletedEvent } from '../journal/types.js';
 import { finalCompletion, isPausedStatus, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
 import { filesBySession } from './target.js';
 
@@ -66,21 +66,27 @@ export function lastMarker(run: SubRun, action: string) {
   return ms.length ? ms[ms.length - 1] : null;
 }
 
-/** The time of the delegation's newest timed event. */
-export function newestEventInstant(d: Delegation): Instant | null {
-  let newest: Instant | null = null;
-  for (const e of d.events) if (e.time && (!newest || compareInstants(e.time, newest) > 0)) newest = e.time;
+/** The delegation's newest timed event. */
+export function newestEvent(d: Delegation): JournalEvent | null {
+  let newest: JournalEvent | null = null;
+  for (const e of d.events) if (e.time && (!newest || compareInstants(e.time, newest.time!) > 0)) newest = e;
   return newest;
 }
 
-/** Is the newest line in the delegation's files younger than `staleAfterMs` before now? */
-export function newestEventTime(d: Delegation, files: Map<string, FileStats>): Instant | null {
-  let newest: Instant | null = null;
-  for (const f of d.files) {
-    const t = files.get(f)?.lastTime;
-    if (t && (!newest || diffMs(t, newest) > 0)) newest = t;
-  }
-  return newest;
+/** The time of the delegation's newest timed event. */
+export function newestEventInstant(d: Delegation): Instant | null {
+  return newestEvent(d)?.time ?? null;
+}
+
+/**
+ * The newest time a journal shows: its last line's `ts` or its newest delegation event's, which
+ * can be newer (a turn-buffered line may end the file with an older `ts`), and the line holding it.
+ */
+export function newestTimeIn(st: FileStats): { time: Instant; line: number } | null {
+  const last = st.lastTime ? { time: st.lastTime, line: st.lastLine } : null;
+  const event = st.newestEventTime ? { time: st.newestEventTime, line: st.newestEventLine } : null;
+  if (!last || !event) return last ?? event;
+  return compareInstants(event.time, last.time) > 0 ? event : last;
 }
 
 const sessionsOfFiles = new WeakMap<Map<string, FileStats>, Map<string, string[]>>();
@@ -112,26 +118,30 @@ function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStat
  */
 export function openDelegationCause(d: Delegation, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
   const siblings = sessionSiblings(d, files);
-  let newest: { file: string; st: FileStats } | null = null;
+  // The newest activity: the delegation's own newest event, or any line of its sessions' journals.
+  const lastEvent = newestEvent(d);
+  let newest: { time: Instant; at: Location } | null = lastEvent ? { time: lastEvent.time!, at: loc(lastEvent) } : null;
   for (const st of [...d.files.map((f) => files.get(f)), ...siblings]) {
-    if (st?.lastTime && (!newest || diffMs(st.lastTime, newest.st.lastTime!) > 0)) newest = { file: st.file, st };
+    const shown = st ? newestTimeIn(st) : null;
+    if (shown && (!newest || diffMs(shown.time, newest.time) > 0)) newest = { time: shown.time, at: { file: st!.file, line: shown.line } };
   }
-  if (newest && nowMs - newest.st.lastTime!.ms < staleAfterMs) {
-    const age = Math.round((nowMs - newest.st.lastTime!.ms) / 1000);
+  if (newest && nowMs - newest.time.ms < staleAfterMs) {
+    const age = Math.round((nowMs - newest.time.ms) / 1000);
     // A line stamped after "now" (a --now in the past, or a clock ahead): no negative age.
     const detail = age < 0 ? `the newest line in its files is ${-age}s in the future` : `the newest line in its files is ${age}s old`;
-    return { cause: 'still running', detail, evidence: [{ file: newest.file, line: newest.st.lastLine }] };
+    return { cause: 'still running', detail, evidence: [newest.at] };
   }
+  // Went on: whole lines after its last event. A partial last line is not an event (a write cut short).
   const lastLineByFile = new Map<string, number>();
   for (const e of d.events) lastLineByFile.set(e.file, Math.max(lastLineByFile.get(e.file) ?? 0, e.line));
   for (const [file, line] of lastLineByFile) {
     const st = files.get(file);
-    if (st && st.lastLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastLine} after its last event`, evidence: [{ file, line: st.lastLine }] };
+    if (st && st.lastWholeLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastWholeLine} after its last event`, evidence: [{ file, line: st.lastWholeLine }] };
   }
-  const lastEvent = newestEventInstant(d);
   for (const st of siblings) {
-    if (lastEvent && st.lastTime && st.lastLine > 0 && compareInstants(st.lastTime, lastEvent) > 0)
-      return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${st.lastLine}, after its last event`, evidence: [{ file: st.file, line: st.lastLine }] };
+    const shown = newestTimeIn(st);
+    if (lastEvent && shown && st.lastWholeLine > 0 && compareInstants(shown.time, lastEvent.time!) > 0)
+      return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${st.lastWholeLine}, after its last event`, evidence: [{ file: st.file, line: st.lastWholeLine }] };
   }
   const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
   return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };

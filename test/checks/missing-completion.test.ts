@@ -103,6 +103,30 @@ testCheck('missing-completion', {
       ],
     },
     {
+      // The file ends in a write cut short (no newline): that fragment is not an event, so the
+      // session did not go on after the start: crashed, not engine error.
+      fixture: 'trigger-crashed-partial-line.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: ['sub-run 482be097-9525-4a49-a8f7-3d12fa63ab78 (agent planner)', 'crashed (its events are the last lines of their files)'],
+          evidenceLines: ['trigger-crashed-partial-line.jsonl:7'],
+        },
+      ],
+    },
+    {
+      // Its newest event is 90 s before now, though the file's last line is a turn-buffered
+      // llm_round stamped 29 min earlier (journal-format §8.1): still running, its event cited.
+      fixture: 'trigger-still-running-buffered.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: ['sub-run sb-2 (agent writer)', 'still running (the newest line in its files is 90s old)'],
+          evidenceLines: ['trigger-still-running-buffered.jsonl:4', 'trigger-still-running-buffered.jsonl:5'],
+        },
+      ],
+    },
+    {
       // The delegation completed without the coder's completion and nothing explains it.
       fixture: 'trigger-unknown.jsonl',
       findings: [

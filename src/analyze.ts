@@ -593,8 +593,8 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
 /** Scan-wide limits: files that could not be read, and lines skipped in files no block mentions. */
 function scanLimits(files: FileStats[], mentioned: ReadonlySet<string>): string[] {
   const out: string[] = [];
-  // A still-being-written last line matters only in the block of the delegation it belongs to.
-  for (const f of files) if (f.error || !mentioned.has(f.file)) for (const l of fileLimits(f, { partial: !!f.error })) out.push(l);
+  // Every partial last line gets its Limits line (CHECKS.md resolved detail 4), here when no block names its file.
+  for (const f of files) if (f.error || !mentioned.has(f.file)) for (const l of fileLimits(f)) out.push(l);
   return out;
 }
 

@@ -109,6 +109,17 @@ describe('line structure', () => {
     expect(doc.delegations[0].limits.join('\n')).toMatch(/no trailing newline/);
   });
 
+  it('a partial last line in a file no delegation block names gets its Limits line at scan level', async () => {
+    const root = tempDir('partial-elsewhere');
+    const turn = '{"type":"turn","ts":"2026-03-10T10:05:00Z","session_id":"other","turn":1}';
+    writeTree(root, { 'clean.jsonl': journal(started, subStarted, completedWith('ok'), done), 'other.jsonl': `${turn}\n{"type":"llm_round","ts":"2026-03-10T10:06:00Z","sess` });
+    const doc = await report(root, 'partial line elsewhere');
+    expect(ids(doc)).toEqual([D]);
+    expect(doc.stats).toMatchObject({ partialLines: 1, malformedLines: 0 });
+    expect(doc.limits).toEqual([`${path.join(root, 'other.jsonl')}: the last line has no trailing newline; it may still be being written.`]);
+    expect(doc.delegations[0].limits.join('\n')).not.toMatch(/no trailing newline/);
+  });
+
   it('a megabyte of binary junk with no newline is one unfinished line, not a crash', async () => {
     const root = tempDir('junk');
     const junk = Buffer.alloc(1 << 20);

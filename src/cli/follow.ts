@@ -12,7 +12,8 @@ import { safeTerminalText } from '../format/terminal.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
-import { describeError, gunzipped, isGzipPath, LineScanner, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
+import { inflateArchive } from '../journal/archive.js';
+import { describeError, isGzipPath, LineScanner, noteReadFailure, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import type { Delegation } from '../model/delegation.js';
 import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
@@ -634,12 +635,11 @@ class Follower {
   }
 
   private async readArchive(tail: Tail): Promise<void> {
-    const source = createReadStream(tail.file.path, { highWaterMark: ARCHIVE_CHUNK });
     const before = tail.scanner.stats.bytes;
     try {
-      for await (const chunk of gunzipped(source, ARCHIVE_CHUNK) as AsyncIterable<Buffer>) tail.scanner.push(chunk);
+      for await (const chunk of inflateArchive(tail.file.path, { chunkSize: ARCHIVE_CHUNK })) tail.scanner.push(chunk);
     } catch (err) {
-      tail.scanner.stats.error = describeError(err);
+      noteReadFailure(tail.scanner.stats, err);
       // Not opened at all (permission denied): tried again at the next poll, as a plain journal is.
       const code = (err as NodeJS.ErrnoException).code;
       if ((code === 'EACCES' || code === 'EPERM') && tail.scanner.stats.bytes === before) tail.size = -1;

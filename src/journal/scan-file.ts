@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
-import { closeSync, constants as fsConstants, createReadStream, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
 import { compareInstants, parseTimestamp } from './time.js';
 import { stopOnDescriptorExhaustion } from './discover.js';
+import { DamagedArchiveEnd, inflateArchive } from './archive.js';
 import type { FileStats, Instant, JournalEvent } from './types.js';
 
 export interface ScanFileInput {
@@ -123,6 +123,7 @@ export function emptyStats(display: string, fileIndex: number): FileStats {
     duplicateLines: 0,
     lastLine: 0,
     lastWholeLine: 0,
+    note: null,
     newestEventTime: null,
     newestEventLine: 0,
     lastTs: null,
@@ -464,17 +465,7 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
     }
   }
   // The stream closes the descriptor when it ends or fails.
-  const source = createReadStream(input.path, { fd: opened.fd, start: 0, highWaterMark: READ_SIZE });
-  return scanStream(gunzipped(source, READ_SIZE), input, stats);
-}
-
-/** `source` inflated, each end of the pipe stopping the other (an archive, or gzip on standard input). */
-export function gunzipped(source: Readable, chunkSize?: number): Readable {
-  const gunzip = zlib().createGunzip(chunkSize ? { chunkSize } : {});
-  source.on('error', (err) => gunzip.destroy(err)); // pipe() does not forward read errors
-  gunzip.on('error', () => source.destroy()); // nor close the source when the archive is corrupt
-  gunzip.on('close', () => source.destroy()); // nor stop reading it when the reader stops early (maxEvents)
-  return source.pipe(gunzip);
+  return scanStream(inflateArchive(input.path, { fd: opened.fd, chunkSize: READ_SIZE }), input, stats);
 }
 
 /**
@@ -554,21 +545,27 @@ function scanPlainFile(input: ScanFileInput, stats: FileStats, { fd, size }: { f
 }
 
 /** The streaming core, shared by archives and standard input. */
-export async function scanStream(stream: Readable, input: Omit<ScanFileInput, 'path'>, stats = emptyStats(input.display, input.fileIndex)): Promise<ScanFileOutput> {
+export async function scanStream(stream: AsyncIterable<Buffer | string>, input: Omit<ScanFileInput, 'path'>, stats = emptyStats(input.display, input.fileIndex)): Promise<ScanFileOutput> {
   const scanner = new LineScanner(input, stats);
   const maxEvents = input.maxEvents ?? Number.POSITIVE_INFINITY;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    for await (const chunk of stream) {
       const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       scanner.push(piece);
       input.onRead?.(piece.length);
       if (scanner.events.length > maxEvents) break; // leaving the loop destroys the stream
     }
   } catch (err) {
-    stats.error = describeError(err);
+    noteReadFailure(stats, err);
   }
   scanner.finish();
   return { events: scanner.events, stats };
+}
+
+/** What stopped a read: an error, or only a note when every line was read (an archive's damaged end). */
+export function noteReadFailure(stats: FileStats, err: unknown): void {
+  if (err instanceof DamagedArchiveEnd) stats.note = err.message;
+  else stats.error = describeError(err);
 }
 
 /** One short sentence for an I/O or decompression failure (never a stack trace). */

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { JournalFile } from './discover.js';
-import { gunzipped, scanFile, scanStream } from './scan-file.js';
+import { gunzipped } from './archive.js';
+import { scanFile, scanStream } from './scan-file.js';
 import type { ScanResult } from './types.js';
 
 export interface ScanOptions {

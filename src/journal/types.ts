@@ -143,6 +143,8 @@ export interface FileStats {
   mtimeMs: number;
   /** Set when the file could not be read at all (or only partly, e.g. a corrupt gzip). */
   error: string | null;
+  /** Something wrong that cost no line: an archive whose checksum or trailing bytes are damaged after its data. */
+  note: string | null;
 }
 
 export interface ScanResult {

@@ -157,6 +157,7 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
 export function fileLimits(st: FileStats, { partial = true, untimed = true }: { partial?: boolean; untimed?: boolean } = {}): string[] {
   const out: string[] = [];
   if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
+  if (st.note) out.push(`${st.file}: ${st.note}; all ${st.lines} lines of its data were read.`);
   if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
   if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line has' : 'lines have'} a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
   if (untimed && st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);

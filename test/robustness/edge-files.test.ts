@@ -218,6 +218,30 @@ describe('archives', () => {
   });
 });
 
+describe('archives whose end is damaged after intact data', () => {
+  // As `gzip -dc`: every line is read, and the damage is a Limits line (not an unreadable file).
+  const big = Array.from({ length: 4000 }, (_, i) => `{"type":"turn","ts":"2026-03-10T09:00:00Z","session_id":"s","turn":${i},"text":"${'t'.repeat(i % 97)}"}`).join('\n');
+  const cases: [string, string, (gz: Buffer) => Buffer][] = [
+    ['a bad checksum', 'the gzip checksum does not match the data \\(incorrect data check\\)', (gz) => Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7)])],
+    ['a bad length', 'the gzip length check does not match the data', (gz) => Buffer.concat([gz.subarray(0, gz.length - 4), Buffer.from([gz[gz.length - 4] ^ 0x01]), gz.subarray(gz.length - 3)])],
+    ['trailing bytes that are not gzip', 'bytes after the gzip data that are not gzip were ignored', (gz) => Buffer.concat([gz, Buffer.from('garbage\n')])],
+  ];
+  for (const [what, note, damage] of cases) {
+    for (const [size, body] of [['small', ''], ['large (streamed)', `${big}\n`]] as const) {
+      it(`${what}, ${size} archive: its delegation and every line are read`, async () => {
+        const root = tempDir('gz-end');
+        const text = `${body}${journal(started, subStarted, completedWith('ok'), done)}`;
+        writeTree(root, { [`${LOCAL}/s.jsonl.gz`]: damage(gzipSync(Buffer.from(text))) });
+        const doc = await report(root, `gzip with ${what}`);
+        expect(ids(doc)).toEqual([D]);
+        expect(doc.stats).toMatchObject({ unreadableFiles: 0, lines: text.split('\n').filter(Boolean).length });
+        expect(doc.delegations[0].findings).toEqual([]);
+        expect(doc.delegations[0].limits.join('\n')).toMatch(new RegExp(`s\\.jsonl\\.gz: ${note}[^\\n]*; all \\d+ lines of its data were read\\.`));
+      });
+    }
+  }
+});
+
 describe('files that cannot be read', () => {
   function unreadableTree(): { root: string; locked: string } {
     const root = tempDir('unreadable');

@@ -9,10 +9,13 @@ export function parseTimestamp(ts: unknown): Instant | null {
   return parseEngineTimestamp(ts) ?? parseRfc3339(ts);
 }
 
-/** The general path: any form RFC3339 accepts, with Date's calendar rules. */
+/** The general path: any form RFC3339 accepts, with Date's calendar rules but no day past the month's end. */
 function parseRfc3339(ts: string): Instant | null {
   const m = RFC3339.exec(ts);
   if (!m) return null;
+  // Date.parse rolls 2026-02-30 over to March 2: an impossible date is a timestamp that does not parse.
+  const [year, month, day] = m[1].split('-').map(Number);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   const frac = (m[3] ?? '').padEnd(9, '0');
   const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
   const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);
@@ -43,8 +46,8 @@ function daysInMonth(year: number, month: number): number {
 /**
  * The form every engine writes (`2025-11-03T09:15:06.517884203+00:00` or `…Z`), by arithmetic: 4×
  * faster than the regex and Date.parse, and each event's timestamp is read twice on `--all`.
- * Anything else, including days past the month's end (Date.parse rolls 02-30 over to March),
- * returns null so that the general path decides; test/journal/time.test.ts holds both paths equal.
+ * Anything else returns null so that the general path decides; test/journal/time.test.ts holds
+ * both paths equal.
  */
 function parseEngineTimestamp(ts: string): Instant | null {
   const n = ts.length;

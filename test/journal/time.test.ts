@@ -40,10 +40,14 @@ describe('parseTimestamp', () => {
   });
 });
 
-/** The definition the fast path must match: RFC 3339 read by Date.parse, sub-millisecond digits kept apart. */
+/** The definition the fast path must match: RFC 3339 read by Date.parse, sub-millisecond digits kept apart, no day past the month's end (RFC 3339 §5.7; Date.parse would roll it over). */
 function reference(ts: string): { ms: number; subNs: number } | null {
   const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})$/.exec(ts);
   if (!m) return null;
+  const [y, mo, d] = m[1].split('-').map(Number);
+  const probe = new Date(0);
+  probe.setUTCFullYear(y, mo - 1, d);
+  if (probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d) return null;
   const frac = (m[3] ?? '').padEnd(9, '0');
   const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
   const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);
@@ -62,7 +66,12 @@ function lcg(seed: number) {
 describe('parseTimestamp fast path', () => {
   const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
-  it('agrees with Date.parse on 20,000 engine-shaped timestamps, day 29–31 roll-overs and odd offsets included', () => {
+  it('rejects days past the month end on every path (Date.parse would roll 02-30 over to March)', () => {
+    for (const ts of ['2026-02-30T10:00:00Z', '2026-02-29T10:00:00+00:00', '2026-04-31T10:00:00.5Z', '2026-02-31 10:00:00z', '2026-06-31T10:00:00+0200', '2026-02-30T10:00:00.123456789+00:00']) expect(parseTimestamp(ts), ts).toBeNull();
+    expect(parseTimestamp('2024-02-29T10:00:00+0200')).not.toBeNull();
+  });
+
+  it('agrees with the reference on 20,000 engine-shaped timestamps, impossible days 29–31 and odd offsets included', () => {
     const rnd = lcg(42);
     for (let i = 0; i < 20_000; i++) {
       const date = `${pad(rnd(10_000), 4)}-${pad(rnd(14), 2)}-${pad(rnd(33), 2)}`;

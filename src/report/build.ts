@@ -98,6 +98,9 @@ function attemptReport(run: SubRun): AttemptReport {
   };
 }
 
+/** What the CLI projection shows for a delegation_retry without `attempt` (journal-format.md §4, §7); Limits says so. */
+const PROJECTED_ATTEMPT = 2;
+
 /** One entry per journaled event, in the skill's wording, plus run markers. */
 export function timeline(d: Delegation): TimelineEntry[] {
   const markers = [...d.runs.values()].flatMap((r) => r.markers);
@@ -111,7 +114,7 @@ export function timeline(d: Delegation): TimelineEntry[] {
       case 'delegation_sub_run_started':
         return entry(ev, 'sub-run started', `sub-run started: ${ev.subRunId} agent=${show(ev.agentId)} depth=${show(ev.depth)} retry_of=${ev.retryOf ?? '-'}`, ev.subRunId);
       case 'delegation_retry':
-        return entry(ev, 'retry', `retry: ${show(ev.originalRunId)} -> ${show(ev.retryRunId)} attempt=${show(ev.attempt)} reason=${show(ev.reason)}`, ev.retryRunId);
+        return entry(ev, 'retry', `retry: ${show(ev.originalRunId)} -> ${show(ev.retryRunId)} attempt=${ev.attempt ?? PROJECTED_ATTEMPT} reason=${show(ev.reason)}`, ev.retryRunId);
       case 'delegation_sub_run_completed':
         return entry(ev, 'sub-run completed', `sub-run completed: ${ev.subRunId} status=${show(ev.status)}`, ev.subRunId);
       case 'delegation_completed':
@@ -141,6 +144,10 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
       const status = c.status === null ? 'is missing or not a string' : `${JSON.stringify(c.status)} is no sub-run state`;
       out.push(`Sub-run ${run.runId}: its completion's status ${status} (${c.file}:${c.line}); it is counted as a failure, as the engine counts an unknown result.`);
     }
+  }
+  for (const e of d.events) {
+    if (e.type === 'delegation_retry' && e.attempt === null)
+      out.push(`The delegation_retry at ${e.file}:${e.line} has no attempt number; the timeline shows ${PROJECTED_ATTEMPT}, the CLI projection's default, and retry-attempt-gap does not judge it.`);
   }
   const untimed = d.events.filter((e) => !e.time).length;
   if (untimed > 0) out.push(`${untimed} ${untimed === 1 ? 'event has' : 'events have'} a timestamp that does not parse; ordered by file position.`);

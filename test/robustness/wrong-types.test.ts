@@ -18,7 +18,7 @@ interface Doc {
     limits: string[];
     status: { totalSubRuns: number | null; succeeded: number | null; failed: number | null; aggregated: string | null };
     children: { attempts: { runId: string; attempt: number; error: string | null; outputPreview: string | null; depth: number | null }[] }[];
-    timeline: { ts: string; time: string | null; text: string; line: number }[];
+    timeline: { ts: string; time: string | null; text: string; file: string; line: number }[];
   }[];
 }
 
@@ -69,7 +69,10 @@ describe('values of the wrong JSON type', () => {
       ['run-a', 1, null, null, null],
       ['run-a2', 2, null, null, 'fine'],
     ]);
-    expect(d.timeline.find((t) => t.text.startsWith('retry:'))!.text).toBe('retry: run-a -> run-a2 attempt=? reason=?');
+    // A missing attempt shows as the CLI projection's default (journal-format.md §4), and Limits says so.
+    const retry = d.timeline.find((t) => t.text.startsWith('retry:'))!;
+    expect(retry.text).toBe('retry: run-a -> run-a2 attempt=2 reason=?');
+    expect(d.limits).toContain(`The delegation_retry at ${retry.file}:${retry.line} has no attempt number; the timeline shows 2, the CLI projection's default, and retry-attempt-gap does not judge it.`);
     expect(d.timeline.find((t) => t.line === 10)).toMatchObject({ ts: '', time: null });
   });
 });

@@ -184,6 +184,24 @@ describe('contract semantics', () => {
     expect(byId(r, 'contract-missing-subtask').map((f) => f.severity)).toEqual(['error']);
   });
 
+  it('a missing subtask is explained by abort or first_wins only where a stop after the last started stage could skip it', async () => {
+    const three = [sub('sa', 'a'), sub('sb', 'b'), sub('sc', 'c')];
+    const join = (pattern: string, total: number, ok: number, failed: number, status: string, at: number) => ev.completed(T(at), { delegation_id: D, pattern, total_sub_runs: total, succeeded: ok, failed, aggregated_status: status });
+    const missing = async (plan: DelegationPlan, text: string) => byId(await report(plan, { text }), 'contract-missing-subtask').map((f) => [f.severity, f.message]);
+    // fan_out starts every child up front: a later failure or success explains no child that never
+    // started, least of all an agent the delegation was not started with.
+    const fan = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['a', 'b'] }), ...ran('ra', 'a', 1, 5), ...ran('rb', 'b', 1, 6, 'failed'), join('fan_out', 2, 1, 1, 'partial', 7));
+    for (const plan of [mkPlan(three, 'first_wins', 'abort'), mkPlan(three, 'first_wins', 'continue')]) expect(await missing(plan, fan)).toEqual([['error', expect.stringContaining('subtask "sc" (agent c) never ran: no sub-run of c in this delegation; the delegation was not started with c (subtasks[2])')]]);
+    // sequential, abort: stage a failed and nothing started after it: b and c were rightly skipped.
+    const seqIds = { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['a', 'b', 'c'] };
+    const stopped = journal(ev.started(T(0), seqIds), ...ran('ra', 'a', 1, 5, 'failed'), join('sequential', 1, 0, 1, 'failed', 6));
+    expect((await missing(mkPlan(three, 'custom', 'abort'), stopped)).map(([sev]) => sev)).toEqual(['info', 'info']);
+    expect((await missing(mkPlan(three, 'custom', 'abort'), stopped))[0][1]).toContain('subtask "sa", the last stage that started, failed, so stopping was correct');
+    // But when c started after a's failure, the delegation did not stop there: b's absence is unexplained.
+    const skipped = journal(ev.started(T(0), seqIds), ...ran('ra', 'a', 1, 5, 'failed'), ...ran('rc', 'c', 6, 8), join('sequential', 2, 1, 1, 'partial', 9));
+    expect(await missing(mkPlan(three, 'custom', 'abort'), skipped)).toEqual([['error', expect.stringContaining('subtask "sb" (agent b) never ran')]]);
+  });
+
   it('a missing subtask of a delegation that never completed is a warning', async () => {
     const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')]);
     const text = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'beta'] }), ...ran('r1', 'alpha', 1, 5));

@@ -1,6 +1,6 @@
 import type { Report } from '../../checks/types.js';
-import { isSuccess } from '../../model/delegation.js';
-import { loc } from '../../model/evidence.js';
+import { isSuccess, type Delegation } from '../../model/delegation.js';
+import { loc, startedChildren } from '../../model/evidence.js';
 import type { Assignment, ContractBinding } from '../binding.js';
 import type { ContractCheck } from './types.js';
 import { failedAttempt, q } from './util.js';
@@ -13,7 +13,7 @@ export const contractMissingSubtask: ContractCheck = {
     description: "A contract subtask's agent never ran in the delegation.",
     symptom: 'No child runs',
     docs: {
-      why: 'The plan promised every subtask; a subtask with no sub-run means its outputs were never produced and the merge worked on less than the contract says. It is information only when the contract itself explains the gap (abort after a failure, a failed dependency, or first_wins after a success).',
+      why: 'The plan promised every subtask; a subtask with no sub-run means its outputs were never produced and the merge worked on less than the contract says. It is information only when the contract itself explains the gap: a failed dependency, or a sequential or pipeline delegation that stopped after its last started stage failed (policy abort) or succeeded (first_wins). fan_out and fork start every child up front, so no later outcome explains a child that never started, nor does any explain an agent the delegation was not started with.',
       example: 'contract: subtasks security-review (security-agent), perf-review (perf-agent), style-review (style-agent)\ndelegation_started agent_ids [security-agent, perf-agent]\n(no sub-run of style-agent)',
       reportLine: '- [error] contract-missing-subtask: subtask "style-review" (agent style-agent) never ran: no sub-run of style-agent in this delegation; the delegation was not started with style-agent (subtasks[2]) (j.jsonl:1, j.jsonl:9)',
       fix: 'Start the delegation with every agent the contract assigns (agent_ids), or change the contract; when a stage was skipped on purpose, say so in failure_handling or the merge plan.',
@@ -24,8 +24,9 @@ export const contractMissingSubtask: ContractCheck = {
     const evidence = [d.started, d.completed].flatMap((e) => (e ? [loc(e)] : []));
     for (const a of b.assignments) {
       if (a.child) continue;
-      const notStarted = d.started && !d.started.agentIds.some((x) => x.replace(/×\d+$/, '') === a.subtask.agent) ? `; the delegation was not started with ${a.subtask.agent}` : '';
-      const reason = explainedBy(a, b, d.completed !== null);
+      const requested = !d.started || d.started.agentIds.some((x) => x.replace(/×\d+$/, '') === a.subtask.agent);
+      const notStarted = requested ? '' : `; the delegation was not started with ${a.subtask.agent}`;
+      const reason = explainedBy(a, b, d, requested);
       out.push({
         message: `subtask ${q(a.subtask.id)} (agent ${a.subtask.agent}) never ran: no sub-run of ${a.subtask.agent} in this delegation${notStarted}${reason ? `; ${reason.text}` : ''} (subtasks[${a.index}])`,
         evidence,
@@ -36,14 +37,22 @@ export const contractMissingSubtask: ContractCheck = {
   },
 };
 
+// Patterns that start one child at a time: only they can stop before a later stage because of
+// what an earlier one did. fan_out and fork start every child up front (journal-format.md §9).
+const ONE_AT_A_TIME = new Set(['sequential', 'pipeline']);
+
 /** Why a missing subtask may be legitimate under the contract itself. */
-function explainedBy(a: Assignment, b: ContractBinding, completed: boolean): { text: string; severity: 'info' | 'warning' } | null {
+function explainedBy(a: Assignment, b: ContractBinding, d: Delegation, requested: boolean): { text: string; severity: 'info' | 'warning' } | null {
   const failedDep = (a.subtask.dependencies ?? []).map((id) => b.byId.get(id)).find((dep) => dep && (!dep.child || !isSuccess(dep.child.final)));
   if (failedDep) return { text: `its dependency ${q(failedDep.subtask.id)} ${failedDep.child ? 'did not succeed' : 'never ran'}, so its inputs never existed`, severity: 'info' };
-  const failure = b.assignments.find((x) => x.child?.attempts.some(failedAttempt));
-  if (b.plan.failure_handling.policy === 'abort' && failure) return { text: `failure_handling.policy is abort and subtask ${q(failure.subtask.id)} failed, so stopping was correct`, severity: 'info' };
-  const winner = b.assignments.find((x) => x.child && isSuccess(x.child.final));
-  if (b.plan.merge_plan.strategy === 'first_wins' && winner) return { text: `merge_plan.strategy is first_wins and subtask ${q(winner.subtask.id)} already succeeded`, severity: 'info' };
-  if (!completed) return { text: 'the delegation has no delegation_completed, so it may have stopped (or still be running) before this subtask', severity: 'warning' };
+  // A stop after a stage explains the stages after it only if the delegation asked for them and
+  // nothing started after that stage (a later start means it did not stop there).
+  const last = requested && ONE_AT_A_TIME.has(d.pattern ?? '') ? startedChildren(d).at(-1) : undefined;
+  const lastAssigned = last && b.assignments.find((x) => x.child === last);
+  if (lastAssigned && b.plan.failure_handling.policy === 'abort' && last.attempts.some(failedAttempt))
+    return { text: `failure_handling.policy is abort and subtask ${q(lastAssigned.subtask.id)}, the last stage that started, failed, so stopping was correct`, severity: 'info' };
+  if (lastAssigned && b.plan.merge_plan.strategy === 'first_wins' && isSuccess(last.final))
+    return { text: `merge_plan.strategy is first_wins and subtask ${q(lastAssigned.subtask.id)}, the last stage that started, succeeded`, severity: 'info' };
+  if (!d.completed) return { text: 'the delegation has no delegation_completed, so it may have stopped (or still be running) before this subtask', severity: 'warning' };
   return null;
 }

@@ -44,7 +44,7 @@ export async function runContractValidate(file: string, flags: ValidateFlags, io
 
 function textReport(file: string, findings: PlanFinding[], plan: DelegationPlan | null, summary: Record<Severity, number>): string {
   const head = plan
-    ? `Contract: ${safe(file)} (${plan.subtasks.length} subtasks, merge ${safe(plan.merge_plan.strategy)}, failure policy ${safe(plan.failure_handling.policy)}, max_retries ${plan.failure_handling.max_retries})`
+    ? `Contract: ${safe(file)} (${plan.subtasks.length} ${plan.subtasks.length === 1 ? 'subtask' : 'subtasks'}, merge ${safe(plan.merge_plan.strategy)}, failure policy ${safe(plan.failure_handling.policy)}, max_retries ${plan.failure_handling.max_retries})`
     : `Contract: ${safe(file)}`;
   const lines = [head, '', 'Findings:'];
   if (!findings.length) lines.push('- none');

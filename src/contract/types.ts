@@ -67,6 +67,7 @@ export type PlanFindingId =
   | 'plan-bad-timeout'
   | 'plan-delegated-to-mismatch'
   | 'plan-abort-with-retries'
+  | 'plan-retry-without-retries'
   | 'plan-mutation-without-safety';
 
 /** One problem in a contract file: the id, the field path it concerns, and the words. */

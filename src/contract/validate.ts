@@ -175,6 +175,8 @@ function checkInterfaces(data: Obj, subtasks: LooseSubtask[], byId: Map<string, 
       add('plan-unknown-interface-endpoint', 'error', ['interfaces', i, 'to'], `interfaces[${i}].to names ${q(to)}, but no subtask has that id (use a subtask id, ${ALL_SUBTASKS} or ${MERGE_STEP})`);
     }
     if (!from || !endpointsOk) return;
+    // Data from a subtask to itself is a cycle of one: it cannot read what it has not produced yet.
+    if (from === to && from !== ALL_SUBTASKS) add('plan-dependency-cycle', 'error', ['interfaces', i], `interfaces[${i}] passes data from ${q(from)} to itself: a cycle (${from} → ${from})`);
     const producers = from === ALL_SUBTASKS ? subtasks.filter((s) => s.id && byId.get(s.id) === s) : [byId.get(from)!];
     const required = Array.isArray(raw.required_fields) ? raw.required_fields.filter(isText) : [];
     const formatKeys = new Set(isObj(raw.format) ? Object.keys(raw.format) : []);
@@ -242,7 +244,8 @@ function checkInputReferences(subtasks: LooseSubtask[], byId: Map<string, LooseS
       const top = r.field.split('.')[0];
       if (isObj(outputs) && !Object.hasOwn(outputs, top)) // not `in`: every object "has" toString
         add('plan-input-reference', 'error', r.path, `${where} refers to ${r.ref}, but ${q(r.source)} has no output ${q(top)} (its outputs: ${Object.keys(outputs).join(', ') || 'none'})`);
-      if (s.id && r.source !== s.id && !dependsOn(s.id, r.source))
+      if (s.id && r.source === s.id) add('plan-dependency-cycle', 'error', r.path, `${where} refers to ${r.ref}, an output of ${q(s.id)} itself: a cycle (${s.id} → ${s.id})`);
+      else if (s.id && !dependsOn(s.id, r.source))
         add('plan-input-reference', 'warning', r.path, `${where} refers to ${r.ref}, but ${q(s.id)} does not depend on ${q(r.source)}, so it may start before that output exists`);
     }
   }
@@ -280,10 +283,16 @@ function checkFailureHandling(data: Obj, add: Add): void {
   const fh = isObj(data.failure_handling) ? data.failure_handling : null;
   if (fh?.policy === 'abort' && typeof fh.max_retries === 'number' && fh.max_retries > 0)
     add('plan-abort-with-retries', 'warning', ['failure_handling', 'max_retries'], `failure_handling.max_retries is ${fh.max_retries} but the policy is abort, which stops at the first failure; trace checks treat any retry under abort as a violation (use policy retry to allow retries)`);
+  if (fh?.policy === 'retry' && fh.max_retries === 0)
+    add('plan-retry-without-retries', 'warning', ['failure_handling', 'max_retries'], 'failure_handling.policy is retry but max_retries is 0, so no retry is allowed; trace checks treat any retry as a violation (raise max_retries, or use policy abort or continue)');
 }
 
 // Words that say a subtask changes state outside itself (seed anti-pattern: mutating tasks without safety notes).
-const MUTATING = /\b(writ(?:e|es|ing|ten)|wrote|stor(?:e|es|ed|ing)|persist\w*|delet\w*|remov\w*|insert\w*|updat\w*|upsert\w*|drop(?:s|ped|ping)?|deploy\w*|migrat\w*|commit\w*|push(?:es|ed|ing)?|publish\w*|send(?:s|ing)?|modif\w*|mutat\w*|overwrit\w*)\b/i;
+const MUTATING = /\b(writ(?:e|es|ing|ten)|wrote|stor(?:e|es|ed|ing)|persist\w*|delet\w*|remov\w*|insert\w*|updat\w*|upsert\w*|drop(?:s|ped|ping)?|deploy\w*|migrat\w*|commit\w*|push(?:es|ed|ing)?|publish\w*|sen(?:d|ds|ding|t)|creat(?:e|es|ed|ing)|modif\w*|mutat\w*|overwrit\w*)\b/gi;
+// "store" after these is a noun (an artifact store is read from as well as written to).
+const STORE_NOUN_AFTER = /\b(artifact|data|object|blob|vector|document|feature|key|value|kv|session|state|config|secret|file|event|app|the|a|an)\s+$/i;
+// Output names that are timestamps (last_updated, created_at), not acts of writing.
+const TIMESTAMP_NAME = /^(last|first)[_ -]|[_ -](at|on|time|date|timestamp)$/i;
 /** Keys that count as noting safety requirements, in constraints or on the subtask. */
 const SAFETY_KEYS = ['safety', 'requires_approval', 'requires_checkpoint', 'approval', 'checkpoint', 'rollback', 'backup', 'dry_run', 'idempotent', 'idempotency_key', 'risk'];
 
@@ -300,12 +309,17 @@ function checkMutatingSubtasks(subtasks: LooseSubtask[], add: Add): void {
 }
 
 function mutatingWords(s: LooseSubtask, constraints: Obj): string[] {
-  const texts = [s.id, s.agent, s.contract?.verification, ...Object.keys(isObj(s.contract?.outputs) ? s.contract!.outputs : {}), ...Object.entries(constraints).flatMap(([k, v]) => [k, typeof v === 'string' ? v : ''])];
+  const outputs = Object.keys(isObj(s.contract?.outputs) ? s.contract!.outputs : {}).filter((k) => !TIMESTAMP_NAME.test(k));
+  const texts = [s.id, s.agent, s.contract?.verification, ...outputs, ...Object.entries(constraints).flatMap(([k, v]) => [k, typeof v === 'string' ? v : ''])];
   const words = new Set<string>();
   for (const t of texts) {
     if (typeof t !== 'string') continue;
-    const m = MUTATING.exec(t.replace(/[_-]/g, ' '));
-    if (m) words.add(m[1].toLowerCase());
+    const text = t.replace(/[_-]/g, ' ');
+    for (const m of text.matchAll(MUTATING)) {
+      const word = m[1].toLowerCase();
+      if (word === 'store' && STORE_NOUN_AFTER.test(text.slice(0, m.index))) continue;
+      words.add(word);
+    }
   }
   return [...words];
 }

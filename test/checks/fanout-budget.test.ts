@@ -27,7 +27,7 @@ testCheck('fanout-budget', {
         {
           severity: 'warning',
           delegation: 'd-crawl',
-          messageIncludes: 'the delegation tree of d-crawl (5 delegations) holds 36 distinct sub-runs, above --max-tree 32 (a policy threshold, not an engine fault)',
+          messageIncludes: 'the delegation tree of d-crawl (5 delegations) holds 36 distinct sub-runs, above --max-tree 32 (a policy threshold, not an engine fault: the engine allows up to 32 fan-out agents)',
           evidenceLines: ['fanout-budget-tree.jsonl:2', 'fanout-budget-tree.jsonl:7', 'fanout-budget-tree.jsonl:16', 'fanout-budget-tree.jsonl:25', 'fanout-budget-tree.jsonl:34'],
         },
       ],

@@ -244,6 +244,31 @@ describe('inline rules', () => {
     expect(ids(p)).toEqual([]);
   });
 
+  it('mutation words: sent and created count; "store" as a noun and timestamp output names do not', () => {
+    const p = plan();
+    const draft = (p.subtasks as Record<string, any>[])[1];
+    for (const verification of ['emails sent to customers', 'PR created on GitHub', 'results stored in the warehouse']) {
+      draft.contract.verification = verification;
+      expect(ids(p), verification).toEqual(['warning plan-mutation-without-safety subtasks[1].contract.constraints']);
+    }
+    draft.contract.verification = 'price read from the artifact store';
+    draft.contract.outputs = { price: 'number', last_updated: 'string', created_at: 'string' };
+    expect(ids(p)).toEqual([]);
+  });
+
+  it('warns on policy retry with no retry allowed', () => {
+    expect(ids(plan({ failure_handling: { policy: 'retry', max_retries: 0 } }))).toEqual(['warning plan-retry-without-retries failure_handling.max_retries']);
+    expect(ids(plan({ failure_handling: { policy: 'retry', max_retries: 1 } }))).toEqual([]);
+  });
+
+  it('a subtask that reads its own output, or an interface from a subtask to itself, is a cycle', () => {
+    const self = plan();
+    (self.subtasks as Record<string, any>[])[1].contract.inputs = { q: '${draft.report}' };
+    expect(ids(self)).toEqual(['error plan-dependency-cycle subtasks[1].contract.inputs.q']);
+    expect(validateContract(self).findings[0].message).toContain('an output of "draft" itself: a cycle (draft → draft)');
+    expect(ids(plan({ interfaces: [{ from: 'read', to: 'read', format: { notes: 'array' }, required_fields: ['notes'] }] }))).toEqual(['error plan-dependency-cycle interfaces[0]']);
+  });
+
   it('declaredFields reads keys at any depth and {…} lists', () => {
     expect([...declaredFields({ issues: 'array of {severity, file}', meta: { count: 'integer' } })].sort()).toEqual(['count', 'file', 'issues', 'meta', 'severity']);
   });

@@ -49,7 +49,7 @@ export const fanoutBudget: Check = {
       if (runs.size > options.maxTree) {
         const shape = tree.length === 1 ? 'the delegation' : `the delegation tree of ${d.key} (${tree.length} delegations)`;
         out.push({
-          message: `${shape} holds ${runs.size} distinct sub-runs, above --max-tree ${options.maxTree} (a policy threshold, not an engine fault)`,
+          message: `${shape} holds ${runs.size} distinct sub-runs, above --max-tree ${options.maxTree} (a policy threshold, not an engine fault: the engine allows up to ${ENGINE_FANOUT_LIMIT} fan-out agents)`,
           evidence: tree.filter((x) => x.started).map((x) => loc(x.started!)),
         });
       }

@@ -194,12 +194,15 @@ export function hasSubRunEvents(d: Delegation): boolean {
 // Whole words only: "runtime output" contains "time out" but is not a timeout. Exception names
 // and errno count (TimeoutError, TimeoutException, DEADLINE_EXCEEDED, DeadlineExceeded, ETIMEDOUT).
 const TIMEOUT_WORDING = /\btime-?\s?out(?:s|error|exception)?\b|\btimed[\s-]?out\b|\bdeadline[\s_]?exceeded\b|\betimedout\b/i;
+// Exception names that end a CamelCase word: ReadTimeout, ConnectTimeout, SocketTimeoutException.
+const CAMEL_CASE_TIMEOUT = /[a-z0-9]Time[oO]ut(?:s|Error|Exception)?\b/;
 const ADMISSION_TIMEOUT = /\badmission\s+(?:timed[\s-]?out|time-?\s?out)\b/gi;
 
 /** Timeouts leave the outcome unknown; an admission timeout means the agent never ran (another timeout beside it still counts). */
 export function isTimeoutError(error: string | null): boolean {
   if (!error) return false;
-  return TIMEOUT_WORDING.test(error.replace(ADMISSION_TIMEOUT, ''));
+  const rest = error.replace(ADMISSION_TIMEOUT, '');
+  return TIMEOUT_WORDING.test(rest) || CAMEL_CASE_TIMEOUT.test(rest);
 }
 
 /**

@@ -9,11 +9,15 @@ describe('isTimeoutError', () => {
     'request timed out after 30s',
     'rpc error: code = DEADLINE_EXCEEDED',
     'connect ETIMEDOUT 10.0.0.1:443',
+    // Exception names ending a CamelCase word.
+    'httpx.ReadTimeout: ',
+    'ConnectTimeout while reaching the registry',
+    'java.net.SocketTimeoutException: Read timed out',
     // An admission timeout beside another timeout: the run did start, then timed out.
     'model admission timed out; retry timed out after 30s',
   ])('recognises %j', (error) => expect(isTimeoutError(error)).toBe(true));
 
-  it.each(['model admission timed out', 'runtime output was empty', 'deadline met', '', null])('does not take %j for a timeout', (error) => {
+  it.each(['model admission timed out', 'runtime output was empty', 'RuntimeOutput was empty', 'deadline met', '', null])('does not take %j for a timeout', (error) => {
     expect(isTimeoutError(error)).toBe(false);
   });
 });

@@ -74,8 +74,13 @@ function hasTypePrefix(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
-/** Every kept type (delegation_*, sync_marker, session_end, and their PascalCase) starts with d, D, s or S. */
-const canStartKeptType = (c: number): boolean => c === 0x64 || c === 0x44 || c === 0x73 || c === 0x53;
+const BACKSLASH = 0x5c;
+
+/**
+ * Every kept type (delegation_*, sync_marker, session_end, and their PascalCase) starts with d, D,
+ * s or S, or with an escape (`\u0064elegation_started` is valid JSON for the same name).
+ */
+const canStartKeptType = (c: number): boolean => c === 0x64 || c === 0x44 || c === 0x73 || c === 0x53 || c === BACKSLASH;
 
 /** `{"type":"<name>` where the name cannot be a kept type. */
 function isOtherTypeLine(buf: Buffer, start: number): boolean {
@@ -94,6 +99,7 @@ export function isCandidateLine(buf: Buffer, start: number, end: number): boolea
     const limit = Math.min(end, nameStart + 40);
     for (let i = nameStart; i < limit; i++) {
       if (buf[i] === QUOTE) return TYPE_ALIASES.has(buf.toString('latin1', nameStart, i));
+      if (buf[i] === BACKSLASH) return true; // an escaped name: JSON.parse and normalize decide
     }
     return false;
   }

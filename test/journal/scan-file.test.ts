@@ -45,6 +45,16 @@ describe('isCandidateLine (byte pre-filter)', () => {
     expect(candidate('{"type":"')).toBe(false);
   });
 
+  it('takes a type name written with JSON escapes (the same name to JSON.parse), at any position', async () => {
+    const escaped = started.replace('"type":"delegation_started"', '"type":"delegation\\u005fstarted"');
+    const first = subStarted.replace('"type":"delegation_sub_run_started"', '"type":"\\u0064elegation_sub_run_started"');
+    expect(candidate(escaped)).toBe(true);
+    expect(candidate(first)).toBe(true);
+    const { events, stats } = await scan(file(journal(escaped, first, llmRound)));
+    expect(events.map((e) => e.type)).toEqual(['delegation_started', 'delegation_sub_run_started']);
+    expect(stats).toMatchObject({ candidateLines: 2, malformedLines: 0 });
+  });
+
   it('falls back to a byte search when `type` is not the first key or is spaced', () => {
     expect(candidate(JSON.stringify({ ts: TS(1), type: 'delegation_started', metadata: { delegation_id: D } }))).toBe(true);
     expect(candidate(JSON.stringify({ ts: TS(1), type: 'DelegationCompleted', metadata: {} }))).toBe(true);

@@ -407,6 +407,8 @@ export interface RecentRows {
   files: number;
   /** The `ts` of the oldest of these delegations' starts: every file modified since was read. */
   since: string;
+  /** The scan-wide Limits lines of the files read (unreadable files and folders, skipped lines). */
+  limits: string[];
 }
 
 /**
@@ -419,15 +421,16 @@ export interface RecentRows {
  * caller then reads the whole tree.
  */
 export async function newestRecentFirst(options: AnalyzeOptions, count: number): Promise<RecentRows | null> {
-  const { files } = await discoverTree(options);
+  const { files, notes } = await discoverTree(options);
   const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { count, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS });
   if (r.read === r.total || !r.newestStart) return null;
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);
   // Fewer than asked (a start journaled twice counts once), or a row that may hold an older same-id delegation's events.
   if (rows.length < count || rows.some(mayHaveUnreadStart)) return null;
-  const assembler = new ReportAssembler(r.scan, { kind: 'all' }, options);
-  return { newest: rows.map((d) => assembler.delegationReport(d, delegations)), read: r.read, files: r.total, since: r.newestStart };
+  const assembler = new ReportAssembler(r.scan, { kind: 'all' }, options, { notes });
+  const newest = rows.map((d) => assembler.delegationReport(d, delegations));
+  return { newest, read: r.read, files: r.total, since: r.newestStart, limits: assembler.tail().limits };
 }
 
 /** A whole-tree report delivered one delegation at a time (see streamAll). */

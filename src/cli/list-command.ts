@@ -53,7 +53,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   } finally {
     progress?.finish();
   }
-  const { newest, total, recent } = rows;
+  const { newest, total, recent, limits } = rows;
   const newestFirst = newest.reverse();
   if (flags.events) {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
@@ -69,7 +69,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       for (const f of d.findings) n[f.severity]++;
       return { key: d.key, id: d.id, startedTs: d.startedTs, pattern: d.pattern, parentRunId: d.parentRunId, agents: d.agents, succeeded: d.status.succeeded, failed: d.status.failed, status: d.status.aggregated ?? (d.completedTs ? null : 'open'), findings: n, files: d.files };
     });
-    io.stdout.write(`${JSON.stringify({ delegations, total: recent ? null : total, note: footer }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ delegations, total: recent ? null : total, note: footer, limits }, null, 2)}\n`);
     return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
   }
   // Loaded on first use: it costs every other command's start-up otherwise.
@@ -92,7 +92,9 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       `${n.error}/${n.warning}/${n.info}`,
     ]);
   }
-  io.stdout.write(`${table.toString()}\n${footer}\n`);
+  // What the scan could not read or skipped, as the report's Scan limits: an empty table must not pass for an empty tree.
+  const limitLines = limits.length ? `\nLimits:\n${limits.map((l) => `- ${safe(l)}\n`).join('')}` : '';
+  io.stdout.write(`${table.toString()}\n${footer}\n${limitLines}`);
   // As for a report: exit 1 when a delegation shown has a finding at or above --fail-on.
   return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
 }
@@ -108,13 +110,13 @@ function recentFooter(shown: number, r: RecentRows): string {
  * unknown); otherwise through the event index, one delegation at a time, keeping only the newest
  * `limit` reports: memory stays bounded on months of journals. Standard input is read whole.
  */
-async function newestDelegations(stdin: NodeJS.ReadableStream | undefined, options: AnalyzeOptions, limit: number): Promise<{ newest: DelegationReport[]; total: number; recent?: RecentRows }> {
+async function newestDelegations(stdin: NodeJS.ReadableStream | undefined, options: AnalyzeOptions, limit: number): Promise<{ newest: DelegationReport[]; total: number; limits: string[]; recent?: RecentRows }> {
   if (stdin) {
     const { report } = await analyze({ ...options, stdin: stdin as Readable, all: true });
-    return { newest: report.delegations.slice(-limit), total: report.delegations.length };
+    return { newest: report.delegations.slice(-limit), total: report.delegations.length, limits: report.limits };
   }
   const recent = options.recentFirst === false ? null : await newestRecentFirst(options, limit);
-  if (recent) return { newest: recent.newest, total: recent.newest.length, recent };
+  if (recent) return { newest: recent.newest, total: recent.newest.length, limits: recent.limits, recent };
   const stream = await streamAll(options);
   const newest: DelegationReport[] = [];
   let total = 0;
@@ -123,7 +125,7 @@ async function newestDelegations(stdin: NodeJS.ReadableStream | undefined, optio
     newest.push(d);
     if (newest.length >= 2 * limit) newest.splice(0, newest.length - limit); // amortized: no shift per row
   }
-  return { newest: newest.slice(-limit), total };
+  return { newest: newest.slice(-limit), total, limits: stream.tail().limits };
 }
 
 const TYPE_NAMES: Record<string, string> = {

@@ -182,6 +182,26 @@ describe('list for scripts', () => {
   });
 });
 
+describe('list names what it could not read', () => {
+  it('an unreadable journal is a Limits line under the table and in --format json', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'list-limits-'));
+    try {
+      const D = 'c0ffee00-0000-4000-8000-00000000d1e5';
+      writeFileSync(path.join(root, 'good.jsonl'), journal(ev.started('2026-03-10T10:00:00Z', { delegation_id: D, parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })));
+      writeFileSync(path.join(root, 'bad.jsonl.gz'), 'not gzip at all');
+      const line = `${path.join(root, 'bad.jsonl.gz')}: corrupt gzip data (incorrect header check); not read.`;
+      for (const extra of [[], ['--limit', '1']]) {
+        const table = await runMain(['--sessions', root, 'list', '--fail-on', 'none', ...extra]);
+        expect(table.stdout.endsWith(`\nLimits:\n- ${line}\n`), table.stdout).toBe(true);
+        const json = JSON.parse((await runMain(['--sessions', root, 'list', '--format', 'json', ...extra])).stdout);
+        expect(json.limits).toEqual([line]);
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('list times', () => {
   it('prints every start as its UTC clock, whatever offset the journal wrote, so newest first reads newest first', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'td-list-utc-'));

@@ -60,7 +60,8 @@ export function parseContractText(raw: string, file: string): LoadedContract {
   const lines = new LineCounter();
   // JSON is YAML too, so one parser gives line numbers for both. logLevel error: a YAML warning
   // (a mapping used as a key) would reach stderr as a Node warning.
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, logLevel: 'error' });
+  // merge: `<<: *defaults` (YAML 1.1 merge keys) is how people share constraints between subtasks.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, logLevel: 'error', merge: true });
   if (json) {
     // JSON.parse keeps the last of two equal keys silently; YAML refuses them, and so do we here.
     const duplicate = doc.errors.find((e) => e.code === 'DUPLICATE_KEY');
@@ -141,5 +142,9 @@ const oneLine = (s: string) => s.split('\n')[0].replace(/[\s:]+$/, '');
 
 /** The YAML parser's message on one line; its stack running out is a document nested too deeply. */
 const yamlErrorText = (message: string) =>
-  /Maximum call stack size exceeded/.test(message) ? 'it is nested too deeply for the YAML parser (a plan this deep can be written as JSON)' : oneLine(message);
+  /Maximum call stack size exceeded/.test(message)
+    ? 'it is nested too deeply for the YAML parser (a plan this deep can be written as JSON)'
+    : /multiple documents/i.test(message)
+      ? 'it holds more than one document (a "---" line between two); a plan is one document'
+      : oneLine(message);
 

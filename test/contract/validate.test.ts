@@ -182,6 +182,12 @@ describe('inline rules', () => {
     expect(parseContractText(yaml('{report: 2025-01-01}'), 'p.yaml').data).toMatchObject({ subtasks: [{ contract: { outputs: { report: '2025-01-01' } } }] });
   });
 
+  it('reads YAML merge keys, and says in words that a file holds two documents', () => {
+    const shared = 'delegation: {task: t, delegated_to: [a]}\nbase: &base {inputs: {}, outputs: {r: string}, constraints: {timeout: 5m}, verification: v}\nsubtasks:\n  - id: s\n    agent: a\n    contract:\n      <<: *base\n      verification: r present\n';
+    expect(parseContractText(shared, 'p.yaml').data).toMatchObject({ subtasks: [{ contract: { outputs: { r: 'string' }, constraints: { timeout: '5m' }, verification: 'r present' } }] });
+    expect(() => parseContractText('delegation: {task: t}\n---\ndelegation: {task: u}\n', 'p.yaml')).toThrow('contract p.yaml is not valid YAML: it holds more than one document (a "---" line between two); a plan is one document (line 2, column 1)');
+  });
+
   it('says what is wrong with JSON on one line, without V8\'s copy of the text', () => {
     expect(() => parseContractText('{\n  "delegation": x\r\n}', 'p.json')).toThrow(/^contract p\.json is not valid JSON: Unexpected token 'x'$/);
     expect(() => parseContractText('{"a":1,}', 'p.json')).toThrow(/^contract p\.json is not valid JSON: Expected double-quoted property name \(line 1, column 8\)$/);

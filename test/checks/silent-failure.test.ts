@@ -1,3 +1,5 @@
+import { describe, expect, it } from 'vitest';
+import { readsAsFailure } from '../../src/checks/rules/silent-failure.js';
 import { testCheck } from './harness.js';
 
 testCheck('silent-failure', {
@@ -71,4 +73,13 @@ testCheck('silent-failure', {
     // endpoint", "Quota exceeded handling added", "Status 503 handling: …": work done, not pushback.
     '../safe/silent-failure-pushback-lookalike.jsonl',
   ],
+});
+
+describe('the failure wording heuristic', () => {
+  it.each(['error while compiling crate foo', 'Error in module auth: missing key', 'failed during deploy', 'FAILED tests: 3', 'ERROR test_login', 'Error: boom', 'Failed.', 'could not reach the API'])('reads %j as failure', (text) => {
+    expect(readsAsFailure(text)).toBe(true);
+  });
+  it.each(['Error handling refactored in 3 modules', 'Errors are now logged with context', 'Failure modes documented', 'Failed-login counter added to the dashboard', 'Partition keys rebalanced', 'Interrupted builds retry now'])('does not read %j as failure', (text) => {
+    expect(readsAsFailure(text)).toBe(false);
+  });
 });

@@ -4,12 +4,17 @@ import { loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 /**
- * Openings that read as failure or partial work. "error" and "failure" need a delimiter or the
- * end of the output after them ("Failed", "Error."), so "Error handling refactored …" is not
- * taken for a failure report.
+ * Openings that read as failure or partial work. "error" and "failure" need a delimiter, the end
+ * of the output or a preposition after them ("Failed", "Error.", "error while compiling"), so
+ * "Error handling refactored …" is not taken for a failure report; in capitals (a test runner's
+ * "FAILED tests: 3", "ERROR ...") they always count.
  */
 const FAILURE_WORDING =
-  /^\s*(?:(?:error|failure|failed)\s*(?:[:!\-–—]|\.?\s*$)|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
+  /^\s*(?:(?:error|failure|failed)\s*(?:[:!–—]|\s-|-\s|\.?\s*$)|(?:error|errors|failure|failed)\s+(?:while|during|when|in|on|at)\b|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
+const SHOUTED_FAILURE = /^\s*(?:FAILED|FAILURE|ERROR)\b/;
+
+/** Whether an output's opening reads as failure or partial work (the info heuristic). */
+export const readsAsFailure = (preview: string): boolean => FAILURE_WORDING.test(preview) || SHOUTED_FAILURE.test(preview);
 /**
  * Pushback from a downstream passed on as text (seed 002: "it can arrive as a plain text"): a
  * rate limit, 429, 503, a quota. The phrase must end there (punctuation, the end, or words such
@@ -63,7 +68,7 @@ function judge(c: SubRunCompletedEvent): Pick<Report, 'message' | 'severity'> | 
   if (c.outputPreview !== undefined && c.outputPreview.trim() === '') return { message: 'is completed but its output_preview is blank' };
   if (c.outputPreview && PUSHBACK_WORDING.test(c.outputPreview))
     return { severity: 'info', message: `is completed but its output reads as pushback passed on as text (${JSON.stringify(clip(c.outputPreview, 60))}): a rate limit or an unavailable service, so the work may not have been done; this is a wording heuristic` };
-  if (c.outputPreview && FAILURE_WORDING.test(c.outputPreview))
+  if (c.outputPreview && readsAsFailure(c.outputPreview))
     return { severity: 'info', message: `is completed but its output reads as failure or partial work (${JSON.stringify(clip(c.outputPreview, 60))}); this is a wording heuristic` };
   return null;
 }

@@ -62,8 +62,9 @@ async function* recoverTail(path: string, skip: number, chunkSize: number): Asyn
   const crc32 = (zlib() as { crc32?: (data: Buffer, value?: number) => number }).crc32;
   let seen = 0;
   let crc = 0;
+  const source = createReadStream(path, { start: header.length, highWaterMark: chunkSize });
   try {
-    for await (const piece of createReadStream(path, { start: header.length, highWaterMark: chunkSize }).pipe(inflate) as AsyncIterable<Buffer>) {
+    for await (const piece of source.pipe(inflate) as AsyncIterable<Buffer>) {
       if (crc32) crc = crc32(piece, crc);
       const from = Math.max(0, skip - seen);
       seen += piece.length;
@@ -71,6 +72,8 @@ async function* recoverTail(path: string, skip: number, chunkSize: number): Asyn
     }
   } catch {
     return null;
+  } finally {
+    source.destroy(); // pipe() leaves it open when the reader stops early or inflating fails
   }
   if (seen < skip) return null; // it yields less than the first pass did: not the same data
   return describeEnd(path, header.length + inflate.bytesWritten, { size: seen, crc: crc32 ? crc >>> 0 : null });

@@ -51,61 +51,71 @@ export async function* inflateArchive(path: string, { fd, chunkSize }: { fd?: nu
 }
 
 /**
- * Inflates the first gzip member again as raw deflate, yields what lies past `skip` bytes, and
- * returns a DamagedArchiveEnd saying what is wrong after the data; null when that fails too (the
- * data itself is damaged, or it is not gzip), and the first error stands.
+ * Inflates the archive again, member by member, as raw deflate after each gzip header; yields
+ * what lies past the `skip` bytes already delivered, checks each member's trailer by hand, and
+ * returns a DamagedArchiveEnd naming what is wrong around intact data. Null when the data itself
+ * cannot be inflated, or nothing is found wrong (the first error then stands).
  */
 async function* recoverTail(path: string, skip: number, chunkSize: number): AsyncGenerator<Buffer, DamagedArchiveEnd | null> {
-  const header = readHeader(path);
-  if (!header) return null;
-  const inflate = zlib().createInflateRaw({ chunkSize });
   const crc32 = (zlib() as { crc32?: (data: Buffer, value?: number) => number }).crc32;
+  const damage = new Set<string>();
   let seen = 0;
-  let crc = 0;
-  const source = createReadStream(path, { start: header.length, highWaterMark: chunkSize });
-  try {
-    for await (const piece of source.pipe(inflate) as AsyncIterable<Buffer>) {
-      if (crc32) crc = crc32(piece, crc);
-      const from = Math.max(0, skip - seen);
-      seen += piece.length;
-      if (from < piece.length) yield from === 0 ? piece : piece.subarray(from);
+  let at = 0;
+  for (let member = 0; ; member++) {
+    const header = readHeader(path, at);
+    if (!header) {
+      if (member === 0) return null; // not gzip at all
+      damage.add('bytes after the gzip data that are not gzip were ignored');
+      break;
     }
-  } catch {
-    return null;
-  } finally {
-    source.destroy(); // pipe() leaves it open when the reader stops early or inflating fails
+    const inflate = zlib().createInflateRaw({ chunkSize });
+    const source = createReadStream(path, { start: at + header.length, highWaterMark: chunkSize });
+    let size = 0;
+    let crc = 0;
+    try {
+      for await (const piece of source.pipe(inflate) as AsyncIterable<Buffer>) {
+        if (crc32) crc = crc32(piece, crc);
+        size += piece.length;
+        const from = Math.max(0, skip - seen);
+        seen += piece.length;
+        if (from < piece.length) yield from === 0 ? piece : piece.subarray(from);
+      }
+    } catch {
+      return null; // this member's data is damaged: what came before it was delivered
+    } finally {
+      source.destroy(); // pipe() leaves it open when the reader stops early or inflating fails
+    }
+    const end = at + header.length + inflate.bytesWritten;
+    const trailer = readAt(path, end, 8);
+    if (trailer.length < 8) {
+      damage.add('the gzip trailer is cut short after the data');
+      break;
+    }
+    if (crc32 && trailer.readUInt32LE(0) !== crc >>> 0) damage.add('a gzip checksum does not match its data (incorrect data check), so lines may be damaged');
+    if (trailer.readUInt32LE(4) !== size % 2 ** 32) damage.add('a gzip length check does not match its data (incorrect length check), so lines may be damaged');
+    at = end + 8;
+    if (readAt(path, at, 1).length === 0) break; // the end of the file
   }
-  if (seen < skip) return null; // it yields less than the first pass did: not the same data
-  return describeEnd(path, header.length + inflate.bytesWritten, { size: seen, crc: crc32 ? crc >>> 0 : null });
+  if (seen < skip || damage.size === 0) return null; // not the data the first pass read, or nothing to explain its error
+  return new DamagedArchiveEnd([...damage].join('; '));
 }
 
-/** What is wrong at `end`, where the first member's deflate data stops: its trailer, then what follows. */
-function describeEnd(path: string, end: number, data: { size: number; crc: number | null }): DamagedArchiveEnd | null {
-  const after = readAt(path, end, 8 + 2);
-  if (after.length < 8) return new DamagedArchiveEnd('the gzip trailer is cut short after the data');
-  if (data.crc !== null && after.readUInt32LE(0) !== data.crc) return new DamagedArchiveEnd('the gzip checksum does not match the data (incorrect data check), so lines may be damaged');
-  if (after.readUInt32LE(4) !== data.size % 2 ** 32) return new DamagedArchiveEnd('the gzip length check does not match the data (incorrect length check), so lines may be damaged');
-  // A sound first member; what follows is neither nothing nor another member (gunzip read on).
-  if (after.length === 10 && !(after[8] === 0x1f && after[9] === 0x8b)) return new DamagedArchiveEnd('bytes after the gzip data that are not gzip were ignored');
-  return null;
-}
-
-/** The gzip header's length (RFC 1952 §2.3), or null when the file does not start with one. */
-function readHeader(path: string): { length: number } | null {
-  const head = readAt(path, 0, 64 * 1024);
+/** The length of the gzip header at `at` (RFC 1952 §2.3), or null when none starts there. */
+function readHeader(path: string, at: number): { length: number } | null {
+  const head = readAt(path, at, 64 * 1024);
   if (head.length < 10 || head[0] !== 0x1f || head[1] !== 0x8b || head[2] !== 8) return null;
   const flags = head[3];
-  let at = 10;
-  if (flags & 0x04) at += 2 + (head.length >= at + 2 ? head.readUInt16LE(at) : 0); // FEXTRA
+  let length = 10;
+  if (flags & 0x04) length += 2 + (head.length >= length + 2 ? head.readUInt16LE(length) : 0); // FEXTRA
   for (const bit of [0x08, 0x10]) {
     // FNAME, FCOMMENT: zero-terminated
     if (!(flags & bit)) continue;
-    const zero = head.indexOf(0, at);
+    const zero = head.indexOf(0, length);
     if (zero === -1) return null;
-    at = zero + 1;
+    length = zero + 1;
   }
-  if (flags & 0x02) at += 2; // FHCRC
-  return at <= head.length ? { length: at } : null;
+  if (flags & 0x02) length += 2; // FHCRC
+  return length <= head.length ? { length } : null;
 }
 
 function readAt(path: string, from: number, n: number): Buffer {

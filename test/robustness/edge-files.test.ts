@@ -222,8 +222,8 @@ describe('archives whose end is damaged after intact data', () => {
   // As `gzip -dc`: every line is read, and the damage is a Limits line (not an unreadable file).
   const big = Array.from({ length: 4000 }, (_, i) => `{"type":"turn","ts":"2026-03-10T09:00:00Z","session_id":"s","turn":${i},"text":"${'t'.repeat(i % 97)}"}`).join('\n');
   const cases: [string, string, (gz: Buffer) => Buffer][] = [
-    ['a bad checksum', 'the gzip checksum does not match the data \\(incorrect data check\\)', (gz) => Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7)])],
-    ['a bad length', 'the gzip length check does not match the data', (gz) => Buffer.concat([gz.subarray(0, gz.length - 4), Buffer.from([gz[gz.length - 4] ^ 0x01]), gz.subarray(gz.length - 3)])],
+    ['a bad checksum', 'a gzip checksum does not match its data \\(incorrect data check\\)', (gz) => Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7)])],
+    ['a bad length', 'a gzip length check does not match its data', (gz) => Buffer.concat([gz.subarray(0, gz.length - 4), Buffer.from([gz[gz.length - 4] ^ 0x01]), gz.subarray(gz.length - 3)])],
     ['trailing bytes that are not gzip', 'bytes after the gzip data that are not gzip were ignored', (gz) => Buffer.concat([gz, Buffer.from('garbage\n')])],
   ];
   for (const [what, note, damage] of cases) {
@@ -239,6 +239,23 @@ describe('archives whose end is damaged after intact data', () => {
         expect(doc.delegations[0].limits.join('\n')).toMatch(new RegExp(`s\\.jsonl\\.gz: ${note}[^\\n]*; all \\d+ lines of its data were read\\.`));
       });
     }
+  }
+});
+
+describe('archives of several gzip members with a damaged end', () => {
+  const badCrc = (gz: Buffer) => Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7)]);
+  const lines = [started, subStarted, completedWith('ok'), done];
+  for (const [which, damage] of [['the first', (a: Buffer, b: Buffer) => [badCrc(a), b]], ['the second', (a: Buffer, b: Buffer) => [a, badCrc(b)]]] as const) {
+    it(`a bad checksum on ${which} member: every member is read, and Limits says so`, async () => {
+      const root = tempDir('gz-members');
+      const [one, two] = [gzipSync(Buffer.from(journal(...lines.slice(0, 2)))), gzipSync(Buffer.from(journal(...lines.slice(2))))];
+      writeTree(root, { [`${LOCAL}/s.jsonl.gz`]: Buffer.concat(damage(one, two)) });
+      const doc = await report(root, `gzip members, ${which} damaged`);
+      expect(ids(doc)).toEqual([D]);
+      expect(doc.stats).toMatchObject({ unreadableFiles: 0, lines: 4 });
+      expect(doc.delegations[0].findings).toEqual([]);
+      expect(doc.delegations[0].limits.join('\n')).toMatch(/s\.jsonl\.gz: a gzip checksum does not match its data \(incorrect data check\), so lines may be damaged; all 4 lines of its data were read\./);
+    });
   }
 });
 

@@ -82,9 +82,12 @@ export function newestEventInstant(d: Delegation): Instant | null {
  * The newest time a journal shows: its last line's `ts` or its newest delegation event's, which
  * can be newer (a turn-buffered line may end the file with an older `ts`), and the line holding it.
  */
-export function newestTimeIn(st: FileStats): { time: Instant; line: number } | null {
-  const last = st.lastTime ? { time: st.lastTime, line: st.lastLine } : null;
-  const event = st.newestEventTime ? { time: st.newestEventTime, line: st.newestEventLine } : null;
+export function newestTimeIn(st: FileStats, { wholeLinesOnly = false } = {}): { time: Instant; line: number } | null {
+  // wholeLinesOnly: the session went on only if a whole line says so; a partial one was cut short.
+  const lastIsWhole = !wholeLinesOnly || st.lastLine === st.lastWholeLine;
+  const last = st.lastTime && lastIsWhole ? { time: st.lastTime, line: st.lastLine } : null;
+  const eventIsWhole = !wholeLinesOnly || st.newestEventLine <= st.lastWholeLine;
+  const event = st.newestEventTime && eventIsWhole ? { time: st.newestEventTime, line: st.newestEventLine } : null;
   if (!last || !event) return last ?? event;
   return compareInstants(event.time, last.time) > 0 ? event : last;
 }
@@ -139,9 +142,9 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
     if (st && st.lastWholeLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastWholeLine} after its last event`, evidence: [{ file, line: st.lastWholeLine }] };
   }
   for (const st of siblings) {
-    const shown = newestTimeIn(st);
-    if (lastEvent && shown && st.lastWholeLine > 0 && compareInstants(shown.time, lastEvent.time!) > 0)
-      return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${st.lastWholeLine}, after its last event`, evidence: [{ file: st.file, line: st.lastWholeLine }] };
+    const shown = newestTimeIn(st, { wholeLinesOnly: true });
+    if (lastEvent && shown && compareInstants(shown.time, lastEvent.time!) > 0)
+      return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${shown.line}, after its last event`, evidence: [{ file: st.file, line: shown.line }] };
   }
   const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
   return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };

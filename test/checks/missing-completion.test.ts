@@ -115,6 +115,13 @@ testCheck('missing-completion', {
       ],
     },
     {
+      // The session's plain journal, beside the archive holding the delegation, ends in a line cut
+      // short (stamped after the delegation's last event): a write cut short, not the session going
+      // on, so crashed; its one whole line is older than the delegation.
+      fixture: 'trigger-crashed-sibling-partial',
+      findings: [{ severity: 'warning', messageIncludes: ['sub-run r-1 (agent a)', 'crashed (its events are the last lines of their files)'], evidenceLines: ['s1.jsonl.gz:2'] }],
+    },
+    {
       // Its newest event is 90 s before now, though the file's last line is a turn-buffered
       // llm_round stamped 29 min earlier (journal-format §8.1): still running, its event cited.
       fixture: 'trigger-still-running-buffered.jsonl',

@@ -100,6 +100,12 @@ testCheck('sequential-stopped-early', {
       ],
     },
     {
+      // a failed, then c ran in b's place (agent-set-mismatch reports the order): b is the stage
+      // that never started, not c.
+      fixture: 'trigger-stage-skipped.jsonl',
+      findings: [{ severity: 'info', messageIncludes: 'stopped after stage 2 of 3 (c, failed); b never started' }],
+    },
+    {
       // The shared sample: quick-fixer failed, deep-fixer succeeded, escalation legitimately never ran.
       fixture: 'missing-start/trap-sequential-stop.jsonl',
       findings: [{ severity: 'info', messageIncludes: 'stopped after stage 2 of 3 (deep-fixer, completed); escalation never started' }],

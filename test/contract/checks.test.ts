@@ -200,6 +200,9 @@ describe('contract semantics', () => {
     // But when c started after a's failure, the delegation did not stop there: b's absence is unexplained.
     const skipped = journal(ev.started(T(0), seqIds), ...ran('ra', 'a', 1, 5, 'failed'), ...ran('rc', 'c', 6, 8), join('sequential', 2, 1, 1, 'partial', 9));
     expect(await missing(mkPlan(three, 'custom', 'abort'), skipped)).toEqual([['error', expect.stringContaining('subtask "sb" (agent b) never ran')]]);
+    // Nor when c, started past b, failed too: b was skipped, not stopped before.
+    const skippedThenFailed = journal(ev.started(T(0), seqIds), ...ran('ra', 'a', 1, 5, 'failed'), ...ran('rc', 'c', 6, 8, 'failed'), join('sequential', 2, 0, 2, 'failed', 9));
+    expect(await missing(mkPlan(three, 'custom', 'abort'), skippedThenFailed)).toEqual([['error', expect.stringContaining('subtask "sb" (agent b) never ran')]]);
   });
 
   it('a missing subtask of a delegation that never completed is a warning', async () => {

@@ -50,7 +50,7 @@ export const sequentialStoppedEarly: Check = {
                 : 'a failed stage falls through to the next, so the next stage probably failed admission or start (counted in the totals if so)';
     // The line that settled (or left open) the last stage, so the reader sees why it stopped there.
     const settled = last.final.completions.at(-1) ?? pause ?? cancel ?? last.final.starts[0];
-    const never = ids.slice(started.length);
+    const never = neverStarted(ids, started.map((c) => c.agentId));
     out.push({
       message: `stopped after stage ${started.length} of ${ids.length} (${last.agentId ?? '?'}, ${completed ? (status ?? 'status ?') : 'no completion'}); ${never.join(', ')} never started: ${reason}`,
       evidence: [loc(d.started), loc(settled), loc(d.completed)],
@@ -59,3 +59,14 @@ export const sequentialStoppedEarly: Check = {
     return out;
   },
 };
+
+/** The agent_ids entries no started stage stands for (stages out of order are agent-set-mismatch's). */
+function neverStarted(ids: string[], startedAgents: (string | null)[]): string[] {
+  const left = [...startedAgents];
+  return ids.filter((id) => {
+    const at = left.indexOf(id);
+    if (at === -1) return true;
+    left.splice(at, 1);
+    return false;
+  });
+}

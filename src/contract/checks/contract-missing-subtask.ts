@@ -45,9 +45,10 @@ const ONE_AT_A_TIME = new Set(['sequential', 'pipeline']);
 function explainedBy(a: Assignment, b: ContractBinding, d: Delegation, requested: boolean): { text: string; severity: 'info' | 'warning' } | null {
   const failedDep = (a.subtask.dependencies ?? []).map((id) => b.byId.get(id)).find((dep) => dep && (!dep.child || !isSuccess(dep.child.final)));
   if (failedDep) return { text: `its dependency ${q(failedDep.subtask.id)} ${failedDep.child ? 'did not succeed' : 'never ran'}, so its inputs never existed`, severity: 'info' };
-  // A stop after a stage explains the stages after it only if the delegation asked for them and
-  // nothing started after that stage (a later start means it did not stop there).
-  const last = requested && ONE_AT_A_TIME.has(d.pattern ?? '') ? startedChildren(d).at(-1) : undefined;
+  // A stop after a stage explains the stages after it only: the delegation asked for the agent at
+  // a place after every stage that started, and those stages ran in agent_ids order (a skipped
+  // stage before a later start was not a stop).
+  const last = requested && ONE_AT_A_TIME.has(d.pattern ?? '') && comesAfterStartedPrefix(d, a.subtask.agent) ? startedChildren(d).at(-1) : undefined;
   const lastAssigned = last && b.assignments.find((x) => x.child === last);
   if (lastAssigned && b.plan.failure_handling.policy === 'abort' && last.attempts.some(failedAttempt))
     return { text: `failure_handling.policy is abort and subtask ${q(lastAssigned.subtask.id)}, the last stage that started, failed, so stopping was correct`, severity: 'info' };
@@ -55,4 +56,12 @@ function explainedBy(a: Assignment, b: ContractBinding, d: Delegation, requested
     return { text: `merge_plan.strategy is first_wins and subtask ${q(lastAssigned.subtask.id)}, the last stage that started, succeeded`, severity: 'info' };
   if (!d.completed) return { text: 'the delegation has no delegation_completed, so it may have stopped (or still be running) before this subtask', severity: 'warning' };
   return null;
+}
+
+/** Whether the started stages are a prefix of agent_ids and `agent` has a place after them. */
+function comesAfterStartedPrefix(d: Delegation, agent: string): boolean {
+  const ids = d.started?.agentIds ?? [];
+  const started = startedChildren(d);
+  if (!started.every((c, i) => c.agentId === ids[i])) return false;
+  return ids.indexOf(agent, started.length) !== -1;
 }

@@ -58,7 +58,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   if (flags.events) {
     // The seed skill's listing: ts | type | delegation id prefix | run id | file:line
     const rows = chronological(newestFirst.slice(0, limit).reverse().map((d) => eventRows(d)));
-    io.stdout.write(rows.map((r) => `${r}\n`).join(''));
+    io.stdout.write(rows.map((r) => `${r}\n`).join('') + limitLines(limits, rows.length > 0));
     return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
   }
   const footer = recent ? recentFooter(newestFirst.length, recent) : `${newestFirst.length} of ${total} delegations, newest first`;
@@ -92,11 +92,14 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       `${n.error}/${n.warning}/${n.info}`,
     ]);
   }
-  // What the scan could not read or skipped, as the report's Scan limits: an empty table must not pass for an empty tree.
-  const limitLines = limits.length ? `\nLimits:\n${limits.map((l) => `- ${safe(l)}\n`).join('')}` : '';
-  io.stdout.write(`${table.toString()}\n${footer}\n${limitLines}`);
+  io.stdout.write(`${table.toString()}\n${footer}\n${limitLines(limits, true)}`);
   // As for a report: exit 1 when a delegation shown has a finding at or above --fail-on.
   return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
+}
+
+/** What the scan could not read or skipped, as the report's Scan limits: an empty list must not pass for an empty tree. */
+function limitLines(limits: string[], afterOutput: boolean): string {
+  return limits.length ? `${afterOutput ? '\n' : ''}Limits:\n${limits.map((l) => `- ${safe(l)}\n`).join('')}` : '';
 }
 
 /** What a recent-first list read, and what that leaves out. */

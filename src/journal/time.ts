@@ -16,6 +16,8 @@ function parseRfc3339(ts: string): Instant | null {
   // Date.parse rolls 2026-02-30 over to March 2: an impossible date is a timestamp that does not parse.
   const [year, month, day] = m[1].split('-').map(Number);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  // Nor is 24:00:00, which Date.parse also rolls over into the next day.
+  if (Number(m[2].slice(0, 2)) > 23) return null;
   const frac = (m[3] ?? '').padEnd(9, '0');
   const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
   const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);

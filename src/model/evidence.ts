@@ -197,9 +197,11 @@ export function hasSubRunEvents(d: Delegation): boolean {
 // Whole words only: "runtime output" contains "time out" but is not a timeout. Exception names
 // and errno count (TimeoutError, TimeoutException, DEADLINE_EXCEEDED, DeadlineExceeded, ETIMEDOUT).
 const TIMEOUT_WORDING = /\btime-?\s?out(?:s|error|exception)?\b|\btimed[\s-]?out\b|\bdeadline[\s_]?exceeded\b|\betimedout\b/i;
-// Exception names that end a CamelCase word: ReadTimeout, ConnectTimeout, SocketTimeoutException.
-const CAMEL_CASE_TIMEOUT = /[a-z0-9]Time[oO]ut(?:s|Error|Exception)?\b/;
-const ADMISSION_TIMEOUT = /\badmission\s+(?:timed[\s-]?out|time-?\s?out)\b/gi;
+// Class names that end in Timeout: ReadTimeout, ConnectTimeout, SocketTimeoutException (a
+// capital first: readTimeout=30s is a setting, not an error).
+const CAMEL_CASE_TIMEOUT = /\b[A-Z][A-Za-z0-9]*[a-z0-9]Timeout(?:Error|Exception)?\b/;
+// Spaced or a class name (ModelAdmissionTimeout): the agent never ran.
+const ADMISSION_TIMEOUT = /(?:\b|(?<=[a-z0-9]))admission\s*(?:timed[\s-]?out|time-?\s?out)(?:s|error|exception)?\b/gi;
 
 /** Timeouts leave the outcome unknown; an admission timeout means the agent never ran (another timeout beside it still counts). */
 export function isTimeoutError(error: string | null): boolean {

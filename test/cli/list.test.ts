@@ -183,7 +183,7 @@ describe('list for scripts', () => {
 });
 
 describe('list names what it could not read', () => {
-  it('an unreadable journal is a Limits line under the table and in --format json', async () => {
+  it('an unreadable journal is a Limits line under the table, the event listing and in --format json', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'list-limits-'));
     try {
       const D = 'c0ffee00-0000-4000-8000-00000000d1e5';
@@ -195,7 +195,20 @@ describe('list names what it could not read', () => {
         expect(table.stdout.endsWith(`\nLimits:\n- ${line}\n`), table.stdout).toBe(true);
         const json = JSON.parse((await runMain(['--sessions', root, 'list', '--format', 'json', ...extra])).stdout);
         expect(json.limits).toEqual([line]);
+        const events = await runMain(['--sessions', root, 'list', '--events', '--fail-on', 'none', ...extra]);
+        expect(events.stdout.endsWith(`\n\nLimits:\n- ${line}\n`), events.stdout).toBe(true);
       }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a tree whose only journal is unreadable lists no event, and says why', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'list-unread-'));
+    try {
+      writeFileSync(path.join(root, 'bad.jsonl.gz'), 'not gzip at all');
+      const r = await runMain(['--sessions', root, 'list', '--events']);
+      expect(r.stdout).toBe(`Limits:\n- ${path.join(root, 'bad.jsonl.gz')}: corrupt gzip data (incorrect header check); not read.\n`);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -48,6 +48,7 @@ function reference(ts: string): { ms: number; subNs: number } | null {
   const probe = new Date(0);
   probe.setUTCFullYear(y, mo - 1, d);
   if (probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d) return null;
+  if (m[2].startsWith('24')) return null; // no hour 24 either
   const frac = (m[3] ?? '').padEnd(9, '0');
   const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
   const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);
@@ -69,6 +70,7 @@ describe('parseTimestamp fast path', () => {
   it('rejects days past the month end on every path (Date.parse would roll 02-30 over to March)', () => {
     for (const ts of ['2026-02-30T10:00:00Z', '2026-02-29T10:00:00+00:00', '2026-04-31T10:00:00.5Z', '2026-02-31 10:00:00z', '2026-06-31T10:00:00+0200', '2026-02-30T10:00:00.123456789+00:00']) expect(parseTimestamp(ts), ts).toBeNull();
     expect(parseTimestamp('2024-02-29T10:00:00+0200')).not.toBeNull();
+    for (const ts of ['2026-01-01T24:00:00+00:00', '2026-01-01T24:00:00Z', '2026-01-01 24:00:00z']) expect(parseTimestamp(ts), ts).toBeNull();
   });
 
   it('agrees with the reference on 20,000 engine-shaped timestamps, impossible days 29–31 and odd offsets included', () => {

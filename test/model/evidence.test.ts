@@ -17,7 +17,7 @@ describe('isTimeoutError', () => {
     'model admission timed out; retry timed out after 30s',
   ])('recognises %j', (error) => expect(isTimeoutError(error)).toBe(true));
 
-  it.each(['model admission timed out', 'runtime output was empty', 'RuntimeOutput was empty', 'deadline met', '', null])('does not take %j for a timeout', (error) => {
+  it.each(['model admission timed out', 'ModelAdmissionTimeout', 'admission timeout', 'runtime output was empty', 'RuntimeOutput was empty', 'set readTimeout=30s then got connection refused', 'deadline met', '', null])('does not take %j for a timeout', (error) => {
     expect(isTimeoutError(error)).toBe(false);
   });
 });

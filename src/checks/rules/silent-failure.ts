@@ -5,13 +5,14 @@ import type { Check, Report } from '../types.js';
 
 /**
  * Openings that read as failure or partial work. "error" and "failure" need a delimiter, the end
- * of the output or a preposition after them ("Failed", "Error.", "error while compiling"), so
+ * of the output or while/during/when after them ("Failed", "Error.", "error while compiling"), so
  * "Error handling refactored …" is not taken for a failure report; in capitals (a test runner's
  * "FAILED tests: 3", "ERROR ...") they always count.
  */
 const FAILURE_WORDING =
-  /^\s*(?:(?:error|failure|failed)\s*(?:[:!–—]|\s-|-\s|\.?\s*$)|(?:error|errors|failure|failed)\s+(?:while|during|when|in|on|at)\b|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
-const SHOUTED_FAILURE = /^\s*(?:FAILED|FAILURE|ERROR)\b/;
+  /^\s*(?:(?:error|failure|failed)\s*(?:[:!–—]|\s-|-\s|\.?\s*$)|(?:error|failure|failed)\s+(?:while|during|when)\b|failed to\b|failure to\b|partial(?:ly)?\b|could not\b|couldn't\b|cannot\b|can't\b|unable to\b|i (?:could not|couldn't|cannot|can't|was unable to|am unable to)\b)/i;
+// Not a heading ("ERROR HANDLING: …") nor a count of none ("FAILED tests: 0").
+const SHOUTED_FAILURE = /^\s*(?:FAILED|FAILURE|ERROR)\b(?!\s+[A-Z]{2,}\b)(?!\s+\w+\s*:\s*0\b)/;
 
 /** Whether an output's opening reads as failure or partial work (the info heuristic). */
 export const readsAsFailure = (preview: string): boolean => FAILURE_WORDING.test(preview) || SHOUTED_FAILURE.test(preview);

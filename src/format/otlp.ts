@@ -215,8 +215,11 @@ function delegationSpan(t: Tree, d: DelegationReport, parentSpanId: string | und
   // Findings after all attempts exist, so a finding may point at any run of the delegation.
   // One event per finding, on the first run it names (its `runs` attribute lists the others):
   // copying it onto every run would grow with the square of a long retry chain.
+  // Only this delegation's own runs: a finding of a nested delegation can name its parent run,
+  // which is a span of the outer delegation.
+  const own = new Set(d.children.flatMap((c) => c.attempts.map((a) => a.runId)));
   for (const f of d.findings) {
-    const target = f.runs.map((r) => t.runSpans.get(r)).find((x) => x !== undefined);
+    const target = f.runs.filter((r) => own.has(r)).map((r) => t.runSpans.get(r)).find((x) => x !== undefined);
     const span = target ? t.spanById.get(target.spanId) : undefined;
     if (span && target) span.events.push(findingEvent(f, target.endNs));
     else root.events.push(findingEvent(f, root.endTimeUnixNano));

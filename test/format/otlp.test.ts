@@ -51,6 +51,14 @@ const NESTED = path.join(FIXTURES, 'formats', 'nested-retry.jsonl');
 const JOIN_ID = '5a1f0c2e-8b3d-4e79-a6c4-0d2e9f7b1a38';
 
 describe('--format otlp', () => {
+  it("files a nested delegation's finding under that delegation, though it names the outer delegation's run", async () => {
+    // inner-d (started by run R1 of outer-d) joined R1's output: failed-in-aggregate, runs [R1].
+    const { spans } = await otlp(['--sessions', path.join(FIXTURES, 'formats', 'nested-finding-on-parent-run.jsonl'), '--all']);
+    const withEvents = spans.filter((s) => s.events.length > 0);
+    expect(withEvents.map((s) => [str(s, 'astra.delegation.id'), str(s, 'astra.sub_run.id') ?? null, s.events.map((e) => e.name)])).toEqual([['inner-d', null, ['failed-in-aggregate']]]);
+    expect(byRun(spans, 'R1').events).toEqual([]);
+  });
+
   it('has the OTLP/JSON shape with valid ids, kinds and decimal-string nanosecond times', async () => {
     const { doc, spans } = await otlp(['--sessions', NESTED, '--all']);
     expect(doc.resourceSpans).toHaveLength(1);

@@ -5,6 +5,7 @@ import type { Delegation } from '../model/delegation.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
 import { parseFailOn } from './config.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
+import { ownOptionsWin } from './option-scope.js';
 
 /**
  * The contract code (YAML parser, JSON-schema compiler) is loaded on first use: at start-up it
@@ -80,7 +81,8 @@ export function addContractCommand(program: Command, io: CliIO, result: { code: 
     .argument('<plan>', 'plan file (.yaml, .yml or .json)')
     .option('-f, --format <name>', 'output format: text or json', 'text')
     .option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none (default error)')
-    .action(async (plan: string, flags: ValidateFlags) => {
-      result.code = await runContractValidate(plan, flags, io);
+    .action(async (plan: string, _flags: ValidateFlags, cmd: Command) => {
+      // -f and --fail-on given before `contract validate` count too; its own win.
+      result.code = await runContractValidate(plan, ownOptionsWin<ValidateFlags>(cmd), io);
     });
 }

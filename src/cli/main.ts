@@ -7,6 +7,7 @@ import { addCheckOptions, runCheck, type CheckFlags } from './check-command.js';
 import { addScanOptions } from './common.js';
 import { addContractCommand, loadContractForTrace } from './contract-command.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
+import { ownOptionsWin, rejectForeignOptions } from './option-scope.js';
 import { runList, type ListFlags } from './list-command.js';
 import { runReport, type ReportFlags } from './report-command.js';
 import { runRules } from './rules-command.js';
@@ -79,7 +80,8 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .command('rules')
     .description('list every check: id, default severity, description')
     .option('--json', 'as JSON')
-    .action((flags: { json?: boolean }) => {
+    .action((flags: { json?: boolean }, cmd: Command) => {
+      rejectForeignOptions(cmd);
       result.code = runRules(io, !!flags.json);
     });
 
@@ -156,19 +158,4 @@ export async function main(io: CliIO): Promise<number> {
   }
 }
 
-/**
- * The options of a subcommand and of the commands before it, the subcommand's own winning over
- * the same option given before it (commander's optsWithGlobals lets the parent win). A default
- * never overrides a value given on the command line.
- */
-export function ownOptionsWin<T>(cmd: Command): T {
-  const chain: Command[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
-  const out: Record<string, unknown> = {};
-  for (const c of chain)
-    for (const [key, value] of Object.entries(c.opts())) {
-      if (key in out && c.getOptionValueSource(key) === 'default') continue;
-      out[key] = value;
-    }
-  return out as T;
-}
+

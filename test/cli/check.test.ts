@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Command } from 'commander';
-import { ownOptionsWin } from '../../src/cli/main.js';
+import { ownOptionsWin } from '../../src/cli/option-scope.js';
 import { FIXTURES, runBin, runMain } from '../helpers/cli.js';
 
 const CASE = 'retry-and-failure.jsonl';
@@ -225,11 +225,34 @@ describe("a subcommand's own options win over the same ones given before it", ()
     expect(r.stderr).toMatch(/--now must be an RFC 3339 timestamp, not "not-a-date"/);
   });
 
-  it("list reads its own --sessions, not the one before it", async () => {
-    const r = await runMain(['--sessions', path.join(FIXTURES, 'join'), 'list', '--sessions', dir, '--fail-on', 'none']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(DELEGATION.slice(0, 8));
-    expect(r.stdout).toMatch(/^1 of 1 delegation/m);
+  it('a repeatable option given on both sides of list counts every time (--sessions, --rule)', async () => {
+    const alone = await runMain(['list', '--sessions', dir, '--fail-on', 'none']);
+    expect(alone.stdout).toMatch(/^1 of 1 delegation/m);
+    const both = await runMain(['--sessions', path.join(FIXTURES, 'join'), 'list', '--sessions', dir, '--fail-on', 'none', '--format', 'json', '--limit', '1000']);
+    expect(both.code).toBe(0);
+    const rows = JSON.parse(both.stdout).delegations as { id: string; findings: { error: number } }[];
+    expect(rows.map((d) => d.id)).toContain(DELEGATION);
+    expect(rows.length).toBeGreaterThan(1);
+    // A rule before list and another after: both apply.
+    const rules = (args: string[]) => runMain([...args, '--format', 'json', '--fail-on', 'none']).then((r) => JSON.parse(r.stdout).delegations.map((d: { findings: object }) => d.findings));
+    const split = await rules(['--sessions', path.join(FIXTURES, 'join'), '--rule', 'late-result=off', 'list', '--rule', 'failed-in-aggregate=off']);
+    const after = await rules(['--sessions', path.join(FIXTURES, 'join'), 'list', '--rule', 'late-result=off', '--rule', 'failed-in-aggregate=off']);
+    expect(split).toEqual(after);
+  });
+
+  it('an option before a subcommand that the subcommand has no use for is refused, not dropped', async () => {
+    for (const [args, flag, where] of [
+      [['--contract', 'plan.yaml', 'list'], '--contract', 'list'],
+      [['-o', 'json=x.json', 'list'], '--output', 'list'],
+      [['--follow', 'list'], '--follow', 'list'],
+      [['--sessions', dir, 'check', dir], '--sessions', 'check'],
+      [['--all', 'rules'], '--all', 'rules'],
+      [['--demo', 'contract', 'validate', 'p.yaml'], '--demo', 'contract validate'],
+    ] as const) {
+      const r = await runMain([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe(`trace-delegation: ${flag} does not apply to ${where}: give it to the report (trace-delegation ${flag} … [target]), or see trace-delegation ${where} --help\n`);
+    }
   });
 
   it('a --no-color after the subcommand turns colour off; a default never overrides a given value', () => {

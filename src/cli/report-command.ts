@@ -106,6 +106,8 @@ function reportProgress(progress: Progress | null, io: CliIO): ((delegations: nu
 }
 
 export async function runReport(target: string | undefined, flags: ReportFlags, io: CliIO, extra: Partial<AnalyzeOptions> = {}): Promise<number> {
+  // `trace-delegation "$ID"` with ID unset must not check the newest delegation instead.
+  if (target !== undefined && target.trim() === '') throw new UsageError('the target is empty (an unset variable?): name a delegation id, prefix, parent run or session, or last for the newest');
   // An id as `list` cuts it ("e19c4d73-8a2b…", "…#2" for a reused one) is the prefix it shows.
   const cut = target === undefined ? null : /^(.+)…(#\d+)?$/.exec(target);
   if (cut) target = cut[1];

@@ -183,6 +183,15 @@ describe('bad configuration: one clear sentence on stderr, exit 2', () => {
     { name: '--jobs with a decimal point', args: ['--jobs', '2.0'], says: '--jobs must be an integer from 1 to 64, not "2.0"' },
     { name: '--stale-after bad duration', args: ['--stale-after', '10 minutes'], says: '--stale-after must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds, not "10 minutes"' },
   ];
+  it('an empty target (an unset variable) is refused, not read as last', async () => {
+    for (const target of ['', ' ']) {
+      const r = await runMain(['--sessions', FANOUT, target]);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toBe('trace-delegation: the target is empty (an unset variable?): name a delegation id, prefix, parent run or session, or last for the newest\n');
+    }
+    expect((await runMain(['--sessions', FANOUT, 'last', '--fail-on', 'none'])).code).toBe(0);
+  });
+
   for (const c of cases) {
     it(c.name, async () => {
       const r = await runMain(['--sessions', FANOUT, '--all', ...(c.args ?? [])], { cwd: workdir(c.config) });

@@ -158,8 +158,9 @@ export function discoverCases(args: string[], cwd: string, allowNew = false): Ch
       // new case. Without --update, both mean the suite lost coverage.
       if (allowNew && !under.length && strays.uncovered.every((j) => readsFolder(abs, path.dirname(j)))) under.push(toCase(abs, cwd));
       else if (allowNew) for (const j of strays.uncovered) under.push(toCase(j, cwd));
-      if (!under.length && !strays.uncovered.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
+      // An orphaned expectations file first: --update (the other hint) would refuse it too.
       if (strays.orphans.length) throw new InputError(`${plural(strays.orphans.length, 'expectations file has', 'expectations files have')} no journal or folder beside ${strays.orphans.length === 1 ? 'it' : 'them'} under ${arg}: ${named(strays.orphans, cwd)}; restore the journal, or delete the expectations file`);
+      if (!under.length && !strays.uncovered.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
       if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}${otherFormatNote(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
       for (const c of under) found.set(c.target, c);
     } else if (hasExpectations || (allowNew && isJournalName(abs))) {

@@ -70,6 +70,16 @@ describe('check', () => {
     r = await runMain(['check', 'second.jsonl.expected.json'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('trace-delegation: second.jsonl.expected.json has no journal or folder second.jsonl beside it: restore it, or delete the expectations file\n');
+    // A folder holding only an orphaned expectations file: that is what is said (the other
+    // hint, check --update, would be refused for the same reason).
+    const gone = path.join(dir, 'gone');
+    mkdirSync(gone);
+    cpSync(path.join(dir, 'second.jsonl.expected.json'), path.join(gone, 'x.jsonl.expected.json'));
+    for (const args of [['check', gone], ['check', '--update', gone]]) {
+      r = await runMain(args, { cwd: dir, env: { CI: '' } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`trace-delegation: 1 expectations file has no journal or folder beside it under ${gone}: gone/x.jsonl.expected.json; restore the journal, or delete the expectations file\n`);
+    }
   });
 
   it('names a journal in a subfolder that no case reads, and --update makes it a case of its own', async () => {

@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import { expandHome } from '../journal/discover.js';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
@@ -70,6 +71,17 @@ function duration(name: string, v: string): number {
 export function rejectSessionsWithStdin(flags: ScanFlags): void {
   const also = [flags.sessions?.length ? '--sessions' : null, flags.demo ? '--demo' : null].filter(Boolean);
   if (also.length) throw new UsageError(`standard input (--stdin or target -) is the one journal read; it cannot be combined with ${also.join(' or ')}`);
+}
+
+/** A folder on standard input (`< sessions/`) reads as nothing at all: say so instead of reporting an empty journal. */
+export function rejectFolderOnStdin(io: CliIO): void {
+  let folder = false;
+  try {
+    folder = fstatSync((io.stdin as { fd?: number } | undefined)?.fd ?? 0).isDirectory();
+  } catch {
+    return; // no descriptor (an in-process stream)
+  }
+  if (folder) throw new UsageError('standard input is a folder: redirect one journal (< session.jsonl), or name a tree with --sessions <folder>');
 }
 
 /** Merges the config file and flags (flags win) into analyze() options and the fail-on level. */

@@ -5,7 +5,7 @@ import { safeTerminalText as safe } from '../format/terminal.js';
 import { instantToIso, parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
-import { decimalInteger, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
+import { decimalInteger, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 
 /**
@@ -37,7 +37,10 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   if (format !== 'text' && format !== 'json') throw new UsageError(`list --format is text or json, not ${JSON.stringify(format)}`);
   if (format === 'json' && flags.events) throw new UsageError('list --events prints the event listing as text; drop --format json (or --events)');
   const { options, failOn } = resolveSettings(flags, io);
-  if (flags.stdin) rejectSessionsWithStdin(flags);
+  if (flags.stdin) {
+    rejectSessionsWithStdin(flags);
+    rejectFolderOnStdin(io);
+  }
   // A whole-tree scan: V8's young generation stays small (src/cli/young-generation.ts).
   const { holdYoungGeneration, letYoungGenerationGrow } = await import('./young-generation.js');
   holdYoungGeneration();

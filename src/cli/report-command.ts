@@ -8,7 +8,7 @@ import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
-import { decimalInteger, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
+import { decimalInteger, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
@@ -118,6 +118,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   const { options, failOn } = resolveSettings(flags, io);
   const fromStdin = flags.stdin || target === '-';
   if (fromStdin && !io.stdin) throw new UsageError('standard input is not available');
+  if (fromStdin) rejectFolderOnStdin(io);
   if (flags.all && target !== undefined && target !== '-')
     throw new UsageError(`--all reports every delegation; it cannot be combined with a target (${JSON.stringify(target)}): drop one of them`);
   const jobs = parseJobs(flags.jobs);

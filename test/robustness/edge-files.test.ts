@@ -2,12 +2,12 @@
  * Files no journal writer means to produce but disks, crashes and users do: each one is read or
  * reported, and never stops the rest of the tree from being read.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, mkdirSync, openSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBin, runMain, ROOT } from '../helpers/cli.js';
+import { BIN, runBin, runMain, ROOT } from '../helpers/cli.js';
 import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
 import { ev, journal } from '../helpers/journal.js';
 import { expectHealthy, LOCAL, removeTempDirs, runBinWithin, SAMPLE, tempDir, writeTree, type JsonStats } from './support.js';
@@ -191,6 +191,23 @@ describe('standard input', () => {
     const r = await runBin(['--stdin', '--all', '--fail-on', 'none'], { input: cut });
     expectHealthy(r, 'truncated gzip stdin');
     expect(r.stdout).toMatch(/- <stdin>: corrupt gzip data \(unexpected end of file\); only the first \d+ lines were read\./);
+  });
+});
+
+describe('a folder on standard input', () => {
+  it('is refused in one sentence (exit 2) by the report and by list, not read as an empty journal', () => {
+    const root = tempDir('stdin-folder');
+    writeTree(root, { 'good.jsonl': SAMPLE });
+    for (const args of [['--stdin', '--all'], ['-'], ['--stdin', 'list']]) {
+      const fd = openSync(root, 'r');
+      try {
+        const r = spawnSync(process.execPath, [BIN, ...args], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+        expect([r.status, r.stdout], args.join(' ')).toEqual([2, '']);
+        expect(r.stderr).toBe('trace-delegation: standard input is a folder: redirect one journal (< session.jsonl), or name a tree with --sessions <folder>\n');
+      } finally {
+        closeSync(fd);
+      }
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import { expectationsFor, parseExpectations, serializeExpectations, type Expecta
 import { InputError } from '../journal/discover.js';
 import { paint, safeTerminalText as safe } from '../format/terminal.js';
 import { addAnalysisOptions, resolveSettings, useColor, type ScanFlags } from './common.js';
-import { EXIT, UsageError, type CliIO } from './io.js';
+import { EXIT, isCI, UsageError, type CliIO } from './io.js';
 
 export interface CheckFlags extends Pick<ScanFlags, 'rule' | 'config' | 'maxFanout' | 'maxTree' | 'maxAttempts' | 'staleAfter' | 'clockSkew' | 'now'> {
   subset?: boolean;
@@ -29,11 +29,6 @@ export function addCheckOptions(cmd: Command): Command {
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)');
 }
 
-/** `CI` set to anything but empty, 0 or false, as snapshot tools read it. */
-export function isCI(env: NodeJS.ProcessEnv): boolean {
-  const v = env.CI;
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
-}
 
 /** The expectations beside a case; null when there is none yet. */
 function readExpectations(c: CheckCase, update: boolean): Expectation[] | null {

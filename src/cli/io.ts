@@ -24,3 +24,9 @@ export function exitCodeForFindings(delegations: readonly { findings: readonly F
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** `CI` set to anything but empty, 0 or false, as snapshot tools read it (progress and `check --update` alike). */
+export function isCI(env: NodeJS.ProcessEnv): boolean {
+  const v = env.CI;
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { monotonicMs } from '../journal/time.js';
+import { isCI } from './io.js';
 
 /**
  * A progress line for long runs, written to a TTY only: while scanning, files and bytes done and
@@ -54,7 +55,7 @@ export function reportLine(delegations: number, done: number, total: number): st
  */
 export function createProgress(stream: Writable & { isTTY?: boolean }, options: ProgressOptions = {}): Progress | null {
   const env = options.env ?? process.env;
-  if (options.quiet || !stream.isTTY || env.TERM === 'dumb' || env.CI) return null;
+  if (options.quiet || !stream.isTTY || env.TERM === 'dumb' || isCI(env)) return null;
   const now = options.now ?? monotonicMs;
   const delayMs = options.delayMs ?? (env.TRACE_DELEGATION_PROGRESS_DELAY_MS ? Number(env.TRACE_DELEGATION_PROGRESS_DELAY_MS) : 250);
   const intervalMs = options.intervalMs ?? 100;

@@ -29,6 +29,8 @@ describe('createProgress', () => {
     expect(createProgress(stream(true), { env: { TERM: 'dumb' } })).toBeNull();
     expect(createProgress(stream(true), { env: { CI: 'true' } })).toBeNull();
     expect(createProgress(stream(true), { env: {} })).not.toBeNull();
+    // CI read as `check --update` reads it: empty, 0 and false are not CI.
+    for (const CI of ['', '0', 'false', 'FALSE']) expect(createProgress(stream(true), { env: { CI } }), CI).not.toBeNull();
   });
 
   it('stays silent for short scans, then redraws one line at most every interval and erases it', async () => {

@@ -34,7 +34,8 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .description('Rebuild and check agent delegations from Astra session journals.')
     .version(VERSION, '-V, --version')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    // commander's own errors read like ours: "trace-delegation: unknown option '--bogus'".
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: (s, write) => write(`trace-delegation: ${s.replace(/^error: /, '')}`) })
     .showSuggestionAfterError(true)
     // Subcommands repeat the scan options; without this the program would take `list --sessions x`.
     .enablePositionalOptions()

@@ -585,6 +585,10 @@ export function describeError(err: unknown): string {
       return 'permission denied';
     case 'EISDIR':
       return 'is a directory';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'EDQUOT':
+      return 'the disk quota is exceeded';
     case 'Z_DATA_ERROR':
     case 'Z_BUF_ERROR':
       return `corrupt gzip data (${e.message})`;

@@ -49,5 +49,8 @@ describe('output that cannot be written', () => {
     } finally {
       closeSync(fd);
     }
+    // An -o file on a full disk: worded like the other -o errors.
+    const o = spawnSync(process.execPath, [BIN, '--demo', '--all', '-o', 'sarif=/dev/full'], { cwd: ROOT, env: ENV, encoding: 'utf8' });
+    expect([o.status, o.stdout, o.stderr]).toEqual([2, '', 'trace-delegation: cannot write --output sarif=/dev/full: no space left on the device\n']);
   });
 });

@@ -18,3 +18,16 @@ describe('--help', () => {
     expect(r.stdout).toContain('Environment: ASTRA_SESSIONS_DIR (the default --sessions), TRACE_DELEGATION_NOW (--now)');
   });
 });
+
+describe("commander's own errors", () => {
+  it('read like the rest: one line prefixed trace-delegation:, exit 2', async () => {
+    for (const [args, says] of [
+      [['--bogus'], "trace-delegation: unknown option '--bogus'\n"],
+      [['list', '--all'], "trace-delegation: unknown option '--all'\n"],
+      [['contract', 'validate'], "trace-delegation: missing required argument 'plan'\n"],
+    ] as const) {
+      const r = await runMain([...args]);
+      expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', says]);
+    }
+  });
+});

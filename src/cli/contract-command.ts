@@ -81,6 +81,7 @@ export function addContractCommand(program: Command, io: CliIO, result: { code: 
     .argument('<plan>', 'plan file (.yaml, .yml or .json)')
     .option('-f, --format <name>', 'output format: text or json', 'text')
     .option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none (default error)')
+    .option('--no-color', 'accepted for scripts that pass it to every command: the output has no colour')
     .action(async (plan: string, _flags: ValidateFlags, cmd: Command) => {
       // -f and --fail-on given before `contract validate` count too; its own win.
       result.code = await runContractValidate(plan, ownOptionsWin<ValidateFlags>(cmd), io);

@@ -81,6 +81,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .command('rules')
     .description('list every check: id, default severity, description')
     .option('--json', 'as JSON')
+    .option('--no-color', 'accepted for scripts that pass it to every command: the list has no colour')
     .action((flags: { json?: boolean }, cmd: Command) => {
       rejectForeignOptions(cmd);
       result.code = runRules(io, !!flags.json);

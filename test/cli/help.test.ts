@@ -31,3 +31,12 @@ describe("commander's own errors", () => {
     }
   });
 });
+
+describe('--no-color after any command', () => {
+  it('is accepted by rules and contract validate too (scripts pass it to every command)', async () => {
+    for (const args of [['rules', '--no-color'], ['contract', 'validate', 'fixtures/contracts/plans/data-pipeline.yaml', '--no-color', '--fail-on', 'none']]) {
+      const r = await runMain(args);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([0, '']);
+    }
+  });
+});

@@ -88,6 +88,23 @@ function isOtherTypeLine(buf: Buffer, start: number): boolean {
 }
 
 /**
+ * A long line's head `{"type":"<name>"` (after a BOM on a file's first line) whose whole name is
+ * there and is no kept type: session_start, stall_detected… as well as llm_round. Its line can be
+ * skipped, not collected (a name with an escape, or a line whose `type` is not first, is kept).
+ */
+function isOtherTypeHead(head: Buffer, firstLine: boolean): boolean {
+  const from = firstLine && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  if (!hasTypePrefix(head, from, head.length)) return false;
+  const nameStart = from + PREFIX_LEN;
+  const limit = Math.min(head.length, nameStart + 40);
+  for (let i = nameStart; i < limit; i++) {
+    if (head[i] === BACKSLASH) return false;
+    if (head[i] === QUOTE) return !TYPE_ALIASES.has(head.toString('latin1', nameStart, i));
+  }
+  return false;
+}
+
+/**
  * Decides from bytes alone whether a line can be an event we keep. Engine lines start with
  * `{"type":"<name>"`; every kept name starts with d, D, s or S, so the common lines
  * (llm_round, turn, transcript_item, trace_span) are rejected after ten byte comparisons.
@@ -294,7 +311,7 @@ export class LineScanner {
   /** Stops collecting the carried line when its first bytes say it is not a kept event (as the fast path in push() does). */
   private startSkipping(): void {
     const head = Buffer.concat(this.carry, Math.min(this.carryBytes, LAST_LINE_HEAD));
-    if (this.lineNo === 0 || head.length <= PREFIX_LEN + 1 || !isOtherTypeLine(head, 0)) return;
+    if (!isOtherTypeHead(head, this.lineNo === 0)) return;
     this.skippedHead = head.toString('utf8');
     this.skippedLast = this.skippedBeforeLast = -1;
     this.skippedEndsWithCR = false;

@@ -262,6 +262,21 @@ describe('lines longer than SKIP_LONG_LINE_AFTER', () => {
     expect(stats).toMatchObject({ lines: 4, malformedLines: 0, candidateLines: 3 });
   });
 
+  it('does not keep a long first line (BOM and all) or a long session_start in memory, and counts them as short ones', () => {
+    for (const head of ['\uFEFF{"type":"llm_round","ts":"x","text":"', '{"type":"session_start","ts":"x","text":"', '{"type":"stall_detected","ts":"x","text":"']) {
+      const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+      s.push(Buffer.from(head));
+      const before = process.memoryUsage().arrayBuffers;
+      const piece = Buffer.alloc(1 << 20, 'y');
+      for (let i = 0; i < 24; i++) s.push(piece);
+      expect(process.memoryUsage().arrayBuffers - before, head).toBeLessThan(8 * (1 << 20));
+      s.push(Buffer.from(`"}\n${started}\n`));
+      s.finish();
+      expect(s.events.map((e) => [e.type, e.line]), head).toEqual([['delegation_started', 2]]);
+      expect(s.stats, head).toMatchObject({ lines: 2, malformedLines: 0, partialLines: 0, candidateLines: 1 });
+    }
+  });
+
   it('does not keep such a line in memory, and a file scan of one agrees', async () => {
     const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
     s.push(Buffer.from(`${started}\n`));

@@ -143,6 +143,7 @@ export function emptyStats(display: string, fileIndex: number): FileStats {
     missingFieldLines: 0,
     badTimestampLines: 0,
     partialLines: 0,
+    oversizedLines: 0,
     duplicateLines: 0,
     lastLine: 0,
     lastWholeLine: 0,
@@ -401,9 +402,17 @@ export class LineScanner {
       }
       if (from === undefined) seen.set(digest, this.input.fileIndex);
     }
+    let text: string;
+    try {
+      text = buf.toString('utf8', start, end);
+    } catch {
+      // Longer than a JavaScript string can be (≈ 512 MiB): not malformed, unreadable here.
+      stats.oversizedLines++;
+      return;
+    }
     let value: unknown;
     try {
-      value = JSON.parse(buf.toString('utf8', start, end));
+      value = JSON.parse(text);
     } catch {
       if (!partial) stats.malformedLines++;
       return;

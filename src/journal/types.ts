@@ -128,6 +128,8 @@ export interface FileStats {
   badTimestampLines: number;
   /** 1 when the last line has no trailing newline (possibly still being written). */
   partialLines: number;
+  /** Candidate lines longer than a JavaScript string can hold (≈ 512 MiB), which cannot be parsed. */
+  oversizedLines: number;
   /** Exact repeats of a line already read from another journal of the session (its .jsonl / .jsonl.gz sibling, or its copy in the other layout). */
   duplicateLines: number;
   /** Line number of the last non-blank line. */

@@ -277,6 +277,24 @@ describe('lines longer than SKIP_LONG_LINE_AFTER', () => {
     }
   });
 
+  it('a delegation line too long for a JavaScript string is counted as oversized, with its own Limits line, not as malformed', async () => {
+    const long = ev.subCompleted(TS(3), { delegation_id: D, sub_run_id: 'r-1', agent_id: 'coder', status: 'completed', output_preview: 'p'.repeat(400) });
+    const chunk = Buffer.from(`${started}\n${long}\n`);
+    const at = chunk.indexOf(long);
+    // Decoding the whole line fails as it does past V8's string limit (≈ 512 MiB), which a test cannot allocate.
+    chunk.toString = function (this: Buffer, enc?: BufferEncoding, from?: number, to?: number) {
+      if (from === at && to === at + Buffer.byteLength(long)) throw new Error('Cannot create a string longer than 0x1fffffe8 characters');
+      return Buffer.prototype.toString.call(this, enc, from, to);
+    } as Buffer['toString'];
+    const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+    s.push(chunk);
+    s.finish();
+    expect(s.events.map((e) => e.type)).toEqual(['delegation_started']);
+    expect(s.stats).toMatchObject({ oversizedLines: 1, malformedLines: 0, candidateLines: 2 });
+    const { fileLimits } = await import('../../src/report/build.js');
+    expect(fileLimits(s.stats)).toEqual(['j.jsonl: 1 delegation line is longer than a JavaScript string can hold (about 512 MiB) and could not be read; findings about its event may be wrong.']);
+  });
+
   it('does not keep such a line in memory, and a file scan of one agrees', async () => {
     const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
     s.push(Buffer.from(`${started}\n`));

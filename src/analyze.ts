@@ -597,9 +597,21 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
 function scanLimits(files: FileStats[], mentioned: ReadonlySet<string>): string[] {
   const out: string[] = [];
   // Every partial last line gets its Limits line (CHECKS.md resolved detail 4), here when no block names its file.
-  for (const f of files) if (f.error || !mentioned.has(f.file)) for (const l of fileLimits(f)) out.push(l);
+  const listed = files.filter((f) => f.error || !mentioned.has(f.file));
+  // A tree of .jsonl/.jsonl.gz pairs repeats lines in every session: one line, not one per file.
+  const repeating = listed.filter((f) => f.duplicateLines > 0);
+  const summarize = repeating.length > DUPLICATE_LINES_LISTED;
+  for (const f of listed) for (const l of fileLimits(f, { duplicates: !summarize })) out.push(l);
+  if (summarize) {
+    const lines = repeating.reduce((n, f) => n + f.duplicateLines, 0);
+    const some = repeating.slice(0, 3).map((f) => f.file).join(', ');
+    out.push(`${repeating.length} files: ${lines} lines repeat another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and were read once (${some}, …).`);
+  }
   return out;
 }
+
+/** Past this many files with repeated lines, the scan-wide Limits say so in one line. */
+const DUPLICATE_LINES_LISTED = 10;
 
 function scanStats(scan: ScanResult, durationMs: number): ScanStats {
   const s: ScanStats = { files: scan.files.length, bytes: 0, lines: 0, candidateLines: 0, events: scan.eventCount ?? scan.events.length, malformedLines: 0, partialLines: 0, missingFieldLines: 0, badTimestampLines: 0, duplicateLines: 0, unreadableFiles: 0, durationMs: Math.round(durationMs) };

@@ -161,7 +161,7 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
 }
 
 /** What one file's reading skipped or could not do, in a sentence each. */
-export function fileLimits(st: FileStats, { partial = true, untimed = true }: { partial?: boolean; untimed?: boolean } = {}): string[] {
+export function fileLimits(st: FileStats, { partial = true, untimed = true, duplicates = true }: { partial?: boolean; untimed?: boolean; duplicates?: boolean } = {}): string[] {
   const out: string[] = [];
   if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
   if (st.note) out.push(`${st.file}: ${st.note}; all ${st.lines} lines of its data were read.`);
@@ -171,6 +171,9 @@ export function fileLimits(st: FileStats, { partial = true, untimed = true }: { 
   if (untimed && st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
   // A read that failed part-way (a corrupt archive) already says where it stopped.
   if (partial && st.partialLines > 0 && !st.error) out.push(`${st.file}: the last line has no trailing newline; it may still be being written.`);
-  if (st.duplicateLines > 0) out.push(`${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`);
+  if (duplicates && st.duplicateLines > 0) out.push(duplicateLimit(st));
   return out;
 }
+
+const duplicateLimit = (st: FileStats) =>
+  `${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line repeats' : 'lines repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`;

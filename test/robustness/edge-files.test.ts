@@ -194,6 +194,35 @@ describe('standard input', () => {
   });
 });
 
+describe('many .jsonl/.jsonl.gz pairs', () => {
+  it('their repeated lines are one scan-wide Limits line past ten files, one per file up to ten', async () => {
+    const pairs = (n: number) => {
+      const root = tempDir(`pairs-${n}`);
+      const tree: Record<string, string | Buffer> = { 'good.jsonl': journal(started, subStarted, completedWith('ok'), done) };
+      for (let i = 0; i < n; i++) {
+        const text = `${ev.started(`2026-03-10T09:00:0${i % 10}Z`, { delegation_id: `other-${i}`, parent_run_id: `p${i}`, pattern: 'fan_out', agent_ids: ['a'] })}\n`;
+        tree[`p${i}.jsonl`] = text;
+        tree[`p${i}.jsonl.gz`] = gzipSync(Buffer.from(text));
+      }
+      writeTree(root, tree);
+      return root;
+    };
+    // Named: the other delegations' files are in no block, so their limits are scan-wide.
+    const named = async (root: string) => {
+      const r = await runMain(['--sessions', root, D, '--format', 'json', '--fail-on', 'none']);
+      expectHealthy(r, root);
+      return JSON.parse(r.stdout) as Doc;
+    };
+    const few = await named(pairs(3));
+    expect(few.limits.filter((l) => l.includes('repeat'))).toHaveLength(3);
+    const many = await named(pairs(12));
+    expect(many.stats.duplicateLines).toBe(12);
+    const lines = many.limits.filter((l) => l.includes('repeat'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^12 files: 12 lines repeat another journal of the same session \(its \.jsonl\/\.jsonl\.gz sibling, or its copy in the other layout\) and were read once \([^,]+, [^,]+, [^,]+, …\)\.$/);
+  });
+});
+
 describe('a folder on standard input', () => {
   it('is refused in one sentence (exit 2) by the report and by list, not read as an empty journal', () => {
     const root = tempDir('stdin-folder');

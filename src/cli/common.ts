@@ -73,6 +73,14 @@ export function rejectSessionsWithStdin(flags: ScanFlags): void {
   if (also.length) throw new UsageError(`standard input (--stdin or target -) is the one journal read; it cannot be combined with ${also.join(' or ')}`);
 }
 
+/** `--jobs`: scan threads, 1 to 64. */
+export function parseJobs(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = decimalInteger(v);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--jobs must be an integer from 1 to 64, not ${JSON.stringify(v)}`);
+  return n;
+}
+
 /** A folder on standard input (`< sessions/`) reads as nothing at all: say so instead of reporting an empty journal. */
 export function rejectFolderOnStdin(io: CliIO): void {
   let folder = false;

@@ -5,7 +5,7 @@ import { safeTerminalText as safe } from '../format/terminal.js';
 import { instantToIso, parseTimestamp } from '../journal/time.js';
 import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
-import { decimalInteger, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
+import { decimalInteger, parseJobs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 
 /**
@@ -23,6 +23,7 @@ export interface ListFlags extends ScanFlags {
   events?: boolean;
   quiet?: boolean;
   format?: string;
+  jobs?: string;
 }
 
 const short = (s: string | null, n = 12) => (s === null ? '?' : s.length > n ? `${s.slice(0, n)}…` : s);
@@ -37,6 +38,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   if (format !== 'text' && format !== 'json') throw new UsageError(`list --format is text or json, not ${JSON.stringify(format)}`);
   if (format === 'json' && flags.events) throw new UsageError('list --events prints the event listing as text; drop --format json (or --events)');
   const { options, failOn } = resolveSettings(flags, io);
+  options.jobs = parseJobs(flags.jobs);
   if (flags.stdin) {
     rejectSessionsWithStdin(flags);
     rejectFolderOnStdin(io);

@@ -63,6 +63,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('-f, --format <name>', 'text (a table; delegation ids cut, and a cut one works as a target) or json (whole ids, for jq)', 'text')
     .option('--no-color', 'accepted for scripts that pass it to every command: the table has no colour')
     .option('-q, --quiet', 'no progress output')
+    .option('--jobs <n>', 'threads for large scans (default: one less than the cores, 1 to 4)')
     .action(async (_flags: ListFlags, cmd: Command) => {
       // Scan options given before `list` (trace-delegation --demo list) count too; its own win.
       result.code = await runList(ownOptionsWin<ListFlags>(cmd), io);

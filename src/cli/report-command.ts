@@ -8,7 +8,7 @@ import type { Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
-import { decimalInteger, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
+import { decimalInteger, parseJobs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
@@ -23,13 +23,6 @@ export interface ReportFlags extends ScanFlags {
   follow?: boolean;
   /** Worker threads for large scans. */
   jobs?: string;
-}
-
-function parseJobs(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = decimalInteger(v);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`--jobs must be an integer from 1 to 64, not ${JSON.stringify(v)}`);
-  return n;
 }
 
 /** Exit 1 when any finding is at or above the fail-on level. */

@@ -250,6 +250,11 @@ describe("a subcommand's own options win over the same ones given before it", ()
     expect(split).toEqual(after);
   });
 
+  it('list takes --jobs before or after it (it scans the tree too)', async () => {
+    for (const args of [['--jobs', '2', 'list'], ['list', '--jobs', '2']]) expect((await runMain(['--demo', ...args, '--fail-on', 'none'])).code, args.join(' ')).toBe(0);
+    expect((await runMain(['--demo', 'list', '--jobs', '0'])).stderr).toBe('trace-delegation: --jobs must be an integer from 1 to 64, not "0"\n');
+  });
+
   it('an option before a subcommand that the subcommand has no use for is refused, not dropped', async () => {
     for (const [args, flag, where] of [
       [['--contract', 'plan.yaml', 'list'], '--contract', 'list'],

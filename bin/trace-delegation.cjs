@@ -12,7 +12,9 @@ const path = require('node:path');
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    if (stream !== process.stderr) process.stderr.write(`trace-delegation: cannot write the output (${err.message}).\n`);
+    // Worded as the -o errors are: "no space left on the device".
+    const why = err.code === 'ENOSPC' ? 'no space left on the device' : err.code === 'EDQUOT' ? 'the disk quota is exceeded' : err.message;
+    if (stream !== process.stderr) process.stderr.write(`trace-delegation: cannot write the output (${why}).\n`);
     process.exit(2);
   });
 }

@@ -131,6 +131,8 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
   const env = io.env ?? process.env;
   if (flags.update && isCI(env)) throw new UsageError('--update is refused when CI is set: record expectations locally, review them and commit them');
   const cwd = io.cwd ?? process.cwd();
+  // `check "$DIR"` with DIR unset must not check (or --update) the working folder instead.
+  if (paths.some((p) => p.trim() === '')) throw new UsageError('a path is empty (an unset variable?): name fixture folders, journals or expectations files, or . for the working folder');
   const pins = parsePins(flags.pin, !!flags.update);
   const cases = discoverCases(paths, cwd, !!flags.update);
   const { options } = resolveSettings(flags, io);

@@ -83,11 +83,13 @@ export function parseJobs(v: string | undefined): number | undefined {
 
 /** A folder on standard input (`< sessions/`) reads as nothing at all: say so instead of reporting an empty journal. */
 export function rejectFolderOnStdin(io: CliIO): void {
+  const fd = (io.stdin as { fd?: unknown } | undefined)?.fd;
+  if (typeof fd !== 'number') return; // an in-process stream: no descriptor to look at
   let folder = false;
   try {
-    folder = fstatSync((io.stdin as { fd?: number } | undefined)?.fd ?? 0).isDirectory();
+    folder = fstatSync(fd).isDirectory();
   } catch {
-    return; // no descriptor (an in-process stream)
+    return;
   }
   if (folder) throw new UsageError('standard input is a folder: redirect one journal (< session.jsonl), or name a tree with --sessions <folder>');
 }

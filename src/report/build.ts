@@ -166,7 +166,7 @@ export function fileLimits(st: FileStats, { partial = true, untimed = true, dupl
   if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
   if (st.note) out.push(`${st.file}: ${st.note}; all ${st.lines} lines of its data were read.`);
   if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
-  if (st.oversizedLines > 0) out.push(`${st.file}: ${st.oversizedLines} delegation ${st.oversizedLines === 1 ? 'line is' : 'lines are'} longer than a JavaScript string can hold (about 512 MiB) and could not be read; findings about ${st.oversizedLines === 1 ? 'its event' : 'their events'} may be wrong.`);
+  if (st.oversizedLines > 0) out.push(`${st.file}: ${st.oversizedLines} ${st.oversizedLines === 1 ? 'line that may be a delegation event is' : 'lines that may be delegation events are'} longer than a JavaScript string can hold (about 512 MiB) and could not be read; findings about ${st.oversizedLines === 1 ? 'its event' : 'their events'} may be wrong.`);
   if (st.missingFieldLines > 0) out.push(`${st.file}: ${st.missingFieldLines} delegation ${st.missingFieldLines === 1 ? 'line has' : 'lines have'} a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and ${st.missingFieldLines === 1 ? 'was' : 'were'} skipped.`);
   if (untimed && st.badTimestampLines > 0) out.push(`${st.file}: ${st.badTimestampLines} ${st.badTimestampLines === 1 ? 'event has' : 'events have'} an unparseable ts (kept, ordered by file position).`);
   // A read that failed part-way (a corrupt archive) already says where it stopped.

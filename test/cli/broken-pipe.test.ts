@@ -45,7 +45,7 @@ describe('output that cannot be written', () => {
     try {
       const r = spawnSync(process.execPath, [BIN, '--demo', '--all', '--format', 'sarif'], { cwd: ROOT, env: ENV, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
       expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/^trace-delegation: cannot write the output \(ENOSPC[^\n]*\)\.\n$/);
+      expect(r.stderr).toBe('trace-delegation: cannot write the output (no space left on the device).\n');
     } finally {
       closeSync(fd);
     }

@@ -82,6 +82,14 @@ describe('check', () => {
     }
   });
 
+  it('an empty path (an unset variable) is refused, with or without --update, not read as the working folder', async () => {
+    for (const args of [['check', ''], ['check', '--update', ' '], ['check', dir, '']]) {
+      const r = await runMain(args, { cwd: dir, env: { CI: '' } });
+      expect([r.code, r.stdout], args.join(' ')).toEqual([2, '']);
+      expect(r.stderr).toBe('trace-delegation: a path is empty (an unset variable?): name fixture folders, journals or expectations files, or . for the working folder\n');
+    }
+  });
+
   it('names a journal in a subfolder that no case reads, and --update makes it a case of its own', async () => {
     // A session-folder case reads its folder and v1/users/*/sessions only: a journal elsewhere
     // under it, or under a folder with no case at all, is in no case.

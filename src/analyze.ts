@@ -613,8 +613,9 @@ function scanLimits(files: FileStats[], mentioned: ReadonlySet<string>): string[
 /** Past this many files with repeated lines, the scan-wide Limits say so in one line. */
 const DUPLICATE_LINES_LISTED = 10;
 
-function scanStats(scan: ScanResult, durationMs: number): ScanStats {
-  const s: ScanStats = { files: scan.files.length, bytes: 0, lines: 0, candidateLines: 0, events: scan.eventCount ?? scan.events.length, malformedLines: 0, partialLines: 0, missingFieldLines: 0, badTimestampLines: 0, duplicateLines: 0, unreadableFiles: 0, durationMs: Math.round(durationMs) };
+/** The report's `stats`: every file's counts summed. */
+export function scanStats(scan: ScanResult, durationMs: number): ScanStats {
+  const s: ScanStats = { files: scan.files.length, bytes: 0, lines: 0, candidateLines: 0, events: scan.eventCount ?? scan.events.length, malformedLines: 0, partialLines: 0, missingFieldLines: 0, badTimestampLines: 0, duplicateLines: 0, unreadableFiles: 0, oversizedLines: 0, durationMs: Math.round(durationMs) };
   for (const f of scan.files) {
     s.bytes += f.bytes;
     s.lines += f.lines;
@@ -624,6 +625,7 @@ function scanStats(scan: ScanResult, durationMs: number): ScanStats {
     s.missingFieldLines += f.missingFieldLines;
     s.badTimestampLines += f.badTimestampLines;
     s.duplicateLines += f.duplicateLines;
+    s.oversizedLines += f.oversizedLines;
     if (f.error) s.unreadableFiles++;
   }
   return s;

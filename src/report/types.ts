@@ -94,6 +94,8 @@ export interface ScanStats {
   badTimestampLines: number;
   duplicateLines: number;
   unreadableFiles: number;
+  /** Lines that may be delegation events, too long for a JavaScript string (≈ 512 MiB): not parsed. */
+  oversizedLines: number;
   durationMs: number;
 }
 

@@ -291,6 +291,7 @@ describe('lines longer than SKIP_LONG_LINE_AFTER', () => {
     s.finish();
     expect(s.events.map((e) => e.type)).toEqual(['delegation_started']);
     expect(s.stats).toMatchObject({ oversizedLines: 1, malformedLines: 0, candidateLines: 2 });
+    expect((await import('../../src/analyze.js')).scanStats({ events: s.events, files: [s.stats] }, 0).oversizedLines).toBe(1);
     const { fileLimits } = await import('../../src/report/build.js');
     expect(fileLimits(s.stats)).toEqual(['j.jsonl: 1 line that may be a delegation event is longer than a JavaScript string can hold (about 512 MiB) and could not be read; findings about its event may be wrong.']);
   });

@@ -82,6 +82,7 @@ export function addContractCommand(program: Command, io: CliIO, result: { code: 
     .option('-f, --format <name>', 'output format: text or json', 'text')
     .option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none (default error)')
     .option('--no-color', 'accepted for scripts that pass it to every command: the output has no colour')
+    .option('-q, --quiet', 'accepted for scripts that pass it to every command: validate has no progress output')
     .action(async (plan: string, _flags: ValidateFlags, cmd: Command) => {
       // -f and --fail-on given before `contract validate` count too; its own win.
       result.code = await runContractValidate(plan, ownOptionsWin<ValidateFlags>(cmd), io);

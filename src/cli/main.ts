@@ -83,6 +83,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .description('list every check: id, default severity, description')
     .option('--json', 'as JSON')
     .option('--no-color', 'accepted for scripts that pass it to every command: the list has no colour')
+    .option('-q, --quiet', 'accepted for scripts that pass it to every command: rules has no progress output')
     .action((flags: { json?: boolean }, cmd: Command) => {
       rejectForeignOptions(cmd);
       result.code = runRules(io, !!flags.json);
@@ -119,6 +120,8 @@ export async function main(io: CliIO): Promise<number> {
     const [first, second] = words;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);
+    // `help --json`: commander would print the root help on stderr and exit 2 without a word.
+    if (first === 'help' && second !== undefined && second.startsWith('-') && second !== '--help' && second !== '-h') throw new UsageError(`help takes a command name, not ${second} (trace-delegation help [command], or trace-delegation [command] --help)`);
     // A mistyped command with its arguments (`chek fixtures`, also after options: `--demo chek
     // fixtures`) would be commander's bare "too many arguments".
     const [word, next] = positionals(words, program);

@@ -25,6 +25,7 @@ describe("commander's own errors", () => {
       [['--bogus'], "trace-delegation: unknown option '--bogus'\n"],
       [['list', '--all'], "trace-delegation: unknown option '--all'\n"],
       [['contract', 'validate'], "trace-delegation: missing required argument 'plan'\n"],
+      [['help', '--json'], 'trace-delegation: help takes a command name, not --json (trace-delegation help [command], or trace-delegation [command] --help)\n'],
     ] as const) {
       const r = await runMain([...args]);
       expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', says]);
@@ -34,7 +35,7 @@ describe("commander's own errors", () => {
 
 describe('--no-color after any command', () => {
   it('is accepted by rules and contract validate too (scripts pass it to every command)', async () => {
-    for (const args of [['rules', '--no-color'], ['contract', 'validate', 'fixtures/contracts/plans/data-pipeline.yaml', '--no-color', '--fail-on', 'none']]) {
+    for (const args of [['rules', '--no-color'], ['rules', '-q'], ['contract', 'validate', 'fixtures/contracts/plans/data-pipeline.yaml', '--no-color', '-q', '--fail-on', 'none']]) {
       const r = await runMain(args);
       expect([r.code, r.stderr], args.join(' ')).toEqual([0, '']);
     }

@@ -4,7 +4,7 @@ import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type Analy
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { discoverJournals, pathIdentity, sessionRoots, TRACKER_STEM, type JournalFile } from '../journal/discover.js';
-import { newestEventInstant, newestTimeIn } from '../model/evidence.js';
+import { newestActivity } from '../model/evidence.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
 import { hash53 } from '../journal/id-hash.js';
 import { humanDuration } from '../journal/time.js';
@@ -963,12 +963,7 @@ class Follower {
 
   /** The newest of d's events and of the times its sessions' journals show (epoch ms). */
   private newestActivityMs(d: Delegation): number | null {
-    let newest = newestEventInstant(d)?.ms ?? null;
-    for (const st of this.statsOf(this.withSessionSiblings(d.files))) {
-      const ms = newestTimeIn(st)?.time.ms;
-      if (ms !== undefined && (newest === null || ms > newest)) newest = ms;
-    }
-    return newest;
+    return newestActivity(d, this.statsOf(this.withSessionSiblings(d.files)))?.time.ms ?? null;
   }
 
   /** d's linked group, its checks searching the outputs of the other groups, held or dormant. */

@@ -7,6 +7,7 @@ import type { Instant } from '../journal/types.js';
 import type { DelegationReport } from '../report/types.js';
 import { decimalInteger, parseJobs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
+import { createProgress } from './progress.js';
 
 /**
  * A timestamp's UTC wall clock to the second: rows are ordered by instant, so a journal written
@@ -16,7 +17,6 @@ function utcClock(ts: string): string {
   const t = parseTimestamp(ts);
   return t ? instantToIso(t).slice(0, 19) : ts.slice(0, 19);
 }
-import { createProgress } from './progress.js';
 
 export interface ListFlags extends ScanFlags {
   limit: string;

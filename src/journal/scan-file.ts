@@ -88,20 +88,26 @@ function isOtherTypeLine(buf: Buffer, start: number): boolean {
 }
 
 /**
+ * The type name starting at `nameStart` (right after `{"type":"`), read in its first 40 bytes:
+ * a kept type, another one, an escaped name (JSON.parse and normalize decide), or none there.
+ */
+function typeNameKind(buf: Buffer, nameStart: number, end: number): 'kept' | 'other' | 'escaped' | 'unknown' {
+  const limit = Math.min(end, nameStart + 40);
+  for (let i = nameStart; i < limit; i++) {
+    if (buf[i] === QUOTE) return TYPE_ALIASES.has(buf.toString('latin1', nameStart, i)) ? 'kept' : 'other';
+    if (buf[i] === BACKSLASH) return 'escaped';
+  }
+  return 'unknown';
+}
+
+/**
  * A long line's head `{"type":"<name>"` (after a BOM on a file's first line) whose whole name is
  * there and is no kept type: session_start, stall_detected… as well as llm_round. Its line can be
  * skipped, not collected (a name with an escape, or a line whose `type` is not first, is kept).
  */
 function isOtherTypeHead(head: Buffer, firstLine: boolean): boolean {
   const from = firstLine && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-  if (!hasTypePrefix(head, from, head.length)) return false;
-  const nameStart = from + PREFIX_LEN;
-  const limit = Math.min(head.length, nameStart + 40);
-  for (let i = nameStart; i < limit; i++) {
-    if (head[i] === BACKSLASH) return false;
-    if (head[i] === QUOTE) return !TYPE_ALIASES.has(head.toString('latin1', nameStart, i));
-  }
-  return false;
+  return hasTypePrefix(head, from, head.length) && typeNameKind(head, from + PREFIX_LEN, head.length) === 'other';
 }
 
 /**
@@ -113,12 +119,8 @@ export function isCandidateLine(buf: Buffer, start: number, end: number): boolea
   if (hasTypePrefix(buf, start, end)) {
     const nameStart = start + PREFIX_LEN;
     if (!canStartKeptType(buf[nameStart])) return false;
-    const limit = Math.min(end, nameStart + 40);
-    for (let i = nameStart; i < limit; i++) {
-      if (buf[i] === QUOTE) return TYPE_ALIASES.has(buf.toString('latin1', nameStart, i));
-      if (buf[i] === BACKSLASH) return true; // an escaped name: JSON.parse and normalize decide
-    }
-    return false;
+    const kind = typeNameKind(buf, nameStart, end);
+    return kind === 'kept' || kind === 'escaped';
   }
   const line = buf.subarray(start, end);
   return FALLBACK_NEEDLES.some((n) => line.indexOf(n) !== -1);

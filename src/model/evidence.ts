@@ -73,11 +73,6 @@ export function newestEvent(d: Delegation): JournalEvent | null {
   return newest;
 }
 
-/** The time of the delegation's newest timed event. */
-export function newestEventInstant(d: Delegation): Instant | null {
-  return newestEvent(d)?.time ?? null;
-}
-
 /**
  * The newest time a journal shows: its last line's `ts` or its newest delegation event's, which
  * can be newer (a turn-buffered line may end the file with an older `ts`), and the line holding it.
@@ -115,19 +110,30 @@ function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStat
 }
 
 /**
+ * The newest activity of an open delegation: its own newest event, or the newest time any of
+ * `journals` (its files and its sessions' other journals) shows, with the line holding it.
+ * The one-off report and follow mode's stale notice judge "still running" on it alike.
+ */
+export function newestActivity(d: Delegation, journals: Iterable<FileStats>): { time: Instant; at: Location } | null {
+  const lastEvent = newestEvent(d);
+  let newest: { time: Instant; at: Location } | null = lastEvent ? { time: lastEvent.time!, at: loc(lastEvent) } : null;
+  for (const st of journals) {
+    const shown = newestTimeIn(st);
+    if (shown && (!newest || compareInstants(shown.time, newest.time) > 0)) newest = { time: shown.time, at: { file: st.file, line: shown.line } };
+  }
+  return newest;
+}
+
+/**
  * Why a delegation has no `delegation_completed`: still running (recent activity), engine error
  * (its sessions went on writing after it), or crashed (its events are the last thing written).
  * The evidence is the line the verdict rests on.
  */
 export function openDelegationCause(d: Delegation, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
   const siblings = sessionSiblings(d, files);
-  // The newest activity: the delegation's own newest event, or any line of its sessions' journals.
   const lastEvent = newestEvent(d);
-  let newest: { time: Instant; at: Location } | null = lastEvent ? { time: lastEvent.time!, at: loc(lastEvent) } : null;
-  for (const st of [...d.files.map((f) => files.get(f)), ...siblings]) {
-    const shown = st ? newestTimeIn(st) : null;
-    if (shown && (!newest || diffMs(shown.time, newest.time) > 0)) newest = { time: shown.time, at: { file: st!.file, line: shown.line } };
-  }
+  const own = d.files.flatMap((f) => files.get(f) ?? []);
+  const newest = newestActivity(d, [...own, ...siblings]);
   if (newest && nowMs - newest.time.ms < staleAfterMs) {
     const age = Math.round((nowMs - newest.time.ms) / 1000);
     // A line stamped after "now" (a --now in the past, or a clock ahead): no negative age.

@@ -240,6 +240,12 @@ export interface PreviewTable {
 }
 
 const BITS = 1 << 20;
+/**
+ * Inflated arenas kept (≈ 100–140 KiB each). Components come in time order, and one archive's
+ * lines are spread over several arenas: keeping only the last one inflated each arena 15 times
+ * over a 4 GiB report (700 calls, 0.36 s, 83 MB of garbage); 8 take 65 calls and 26 ms.
+ */
+const KEPT_ARENAS = 8;
 /** Archived line positions: arena number × 2^32 + byte position (arenas are far below 4 GiB). */
 const ARENA_STRIDE = 2 ** 32;
 
@@ -279,8 +285,8 @@ export class EventIndex {
   /** Archived lines not deflated yet: the next arena. */
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
-  /** The arena inflated last: components come in time order, so one archive's come one after another. */
-  private inflated: { arena: number; bytes: Buffer } | null = null;
+  /** The arenas inflated last, newest last: components come in time order, so one archive's come close together. */
+  private inflated: { arena: number; bytes: Buffer }[] = [];
   /** Events counted by the scan (session_end included), as ScanStats reports them. */
   eventCount = 0;
   /** Untimed records placed after a timed event of their file (few: a `ts` that does not parse). */
@@ -384,11 +390,15 @@ export class EventIndex {
     };
   }
 
-  /** Arena `a`, inflated (the last one is kept: the next record usually needs it too). */
+  /** Arena `a`, inflated (the last few are kept: the next records usually need them too). */
   private arenaBytes(a: number): Buffer {
     if (a === this.arenas.length) this.sealArena(); // read before the scan ended
-    if (this.inflated?.arena !== a) this.inflated = { arena: a, bytes: zlib().inflateRawSync(this.arenas[a]) };
-    return this.inflated.bytes;
+    const kept = this.inflated;
+    const at = kept.findIndex((k) => k.arena === a);
+    const hit = at >= 0 ? kept.splice(at, 1)[0] : { arena: a, bytes: zlib().inflateRawSync(this.arenas[a]) };
+    kept.push(hit);
+    if (kept.length > KEPT_ARENAS) kept.shift();
+    return hit.bytes;
   }
 
   private newNode(): number {

@@ -2,11 +2,12 @@
 // checks one linked group of delegations at a time. Its report must be byte for byte the report
 // built from every event in memory.
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { analyze, buildTraceReport, prepareAnalysis, prepareStreamedAll, streamAll, type AnalyzeOptions } from '../../src/analyze.js';
 import { writeReportStream } from '../../src/cli/stream-report.js';
 import { FORMATTERS } from '../../src/format/index.js';
@@ -354,6 +355,39 @@ describe('event index', () => {
     expect(raw).toBeGreaterThan(2 * 96 * 1024); // so they span three arenas or more
     // Alternate between the ends: each switch inflates another arena again.
     for (const r of [0, 1599, 1, 1598, 800, 799, 17, 1300, 400, 1200]) expect(view.archived(r).toString()).toBe(texts[r]);
+  });
+
+  it('keeps the last eight arenas inflated, and reads evicted ones again correctly', () => {
+    const index = new EventIndex();
+    const texts: string[] = [];
+    for (let chunk = 0; chunk < 40; chunk++) {
+      const b = new IndexChunkBuilder();
+      for (let k = 0; k < 200; k++) {
+        const text = line('delegation_sub_run_completed', `2026-05-01T10:00:${String(k % 60).padStart(2, '0')}Z`, `s-${chunk}`, { delegation_id: `d-${chunk}-${k % 7}`, sub_run_id: `r-${chunk}-${k}`, status: 'completed', output_preview: `output ${k} of chunk ${chunk}` });
+        texts.push(text);
+        b.add({ type: 'delegation_completed', delegationId: `d-${chunk}-${k}`, status: null, file: 'f', line: k + 1, fileIndex: chunk, ts: '', time: { ms: k, subNs: 0 }, sessionId: null } as never, Buffer.from(text), 0, text.length, -1);
+      }
+      index.add(b.finish());
+    }
+    const view = index.view();
+    const inflate = vi.spyOn(createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib'), 'inflateRawSync');
+    try {
+      // One record per arena boundary region, front to back, then back again: more than eight arenas.
+      const step = 173;
+      const forward = Array.from({ length: Math.floor(texts.length / step) }, (_, i) => i * step);
+      for (const r of forward) expect(view.archived(r).toString()).toBe(texts[r]);
+      const arenas = inflate.mock.calls.length;
+      expect(arenas).toBeGreaterThan(8);
+      // The newest eight arenas are still inflated: reading their records again inflates nothing.
+      const recent = forward.slice(-20);
+      for (const r of recent.reverse()) expect(view.archived(r).toString()).toBe(texts[r]);
+      expect(inflate.mock.calls.length).toBe(arenas);
+      // The first arenas were evicted: they are inflated again, and still right.
+      for (const r of forward.slice(0, 5)) expect(view.archived(r).toString()).toBe(texts[r]);
+      expect(inflate.mock.calls.length).toBeGreaterThan(arenas);
+    } finally {
+      inflate.mockRestore();
+    }
   });
 
   it('paged columns keep values across pages, and fill() gives zeroed entries', () => {

@@ -63,6 +63,8 @@ export function normalizeLine(value: unknown, origin: LineOrigin): NormalizeResu
   };
   if (type === 'session_end') return { kind: 'event', event: { type, ...base } };
   const m = value.metadata;
+  // A sync_marker without metadata is not a run marker (Option fields are omitted when None): not ours.
+  if (m === undefined && type === 'sync_marker') return { kind: 'ignored' };
   if (!isObject(m)) return m === undefined ? { kind: 'missing-field', field: 'metadata' } : { kind: 'malformed' };
   if (type === 'sync_marker') {
     const action = str(m.action);

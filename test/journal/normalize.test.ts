@@ -70,6 +70,11 @@ describe('normalizeLine: envelope', () => {
     }
   });
 
+  it('a sync_marker without metadata is not a run marker: ignored, not a delegation line missing a field', () => {
+    expect(norm({ type: 'sync_marker', ts: TS, session_id: 'x' })).toEqual({ kind: 'ignored' });
+    expect(norm({ type: 'SyncMarker', ts: TS })).toEqual({ kind: 'ignored' });
+  });
+
   it('non-object metadata on other event types is none of our business', () => {
     expect(norm({ type: 'turn', ts: TS, metadata: 'x' })).toEqual({ kind: 'ignored' });
   });
@@ -127,7 +132,6 @@ describe('normalizeLine: payloads', () => {
     expect(event({ type: 'sync_marker', ts: TS, metadata: { action: 'pause', run_id: 'r-1' } })).toMatchObject({ type: 'sync_marker', action: 'pause', runId: 'r-1' });
     expect(event({ type: 'SyncMarker', ts: TS, metadata: { action: 'cancel_requested', run_id: 'r-1' } })).toMatchObject({ type: 'sync_marker', action: 'cancel_requested' });
     expect(norm({ type: 'sync_marker', ts: TS, metadata: { action: 'checkpoint' } })).toEqual({ kind: 'ignored' });
-    expect(norm({ type: 'sync_marker', ts: TS })).toEqual({ kind: 'missing-field', field: 'metadata' });
   });
 
   it('session_end needs no metadata', () => {

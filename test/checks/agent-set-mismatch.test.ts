@@ -74,5 +74,7 @@ testCheck('agent-set-mismatch', {
     // A verification retry of coder is folded into its child, not a second start.
     'trap-retry-same-agent.jsonl',
     'retry-unlinked/trap-gen-a-order',
+    // A retry of coder whose retry_of names an unknown run is still a retry of coder: retry-unlinked says so, not this check.
+    'retry-unlinked/trigger-retry-of-unknown-run.jsonl',
   ],
 });

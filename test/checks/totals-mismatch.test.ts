@@ -57,7 +57,16 @@ testCheck('totals-mismatch', {
     {
       // An unlinkable retry makes the coder look like two children.
       fixture: 'retry-unlinked/trigger-retry-of-unknown-run.jsonl',
-      findings: [{ severity: 'error', messageIncludes: ['total_sub_runs is 2 but 3 children were journaled', 'failed is 0 but 1 result did not succeed'] }],
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: [
+            'total_sub_runs is 2 but 3 children were journaled',
+            'a retry that could not be folded counts as its own child: 78b8ddba-9496-4ae9-8396-a4150eb78be9 (retry_of 79f5783e-5711-4e01-ba3d-e1513b51edf0) (see retry-unlinked)',
+            'failed is 0 but 1 result did not succeed',
+          ],
+        },
+      ],
     },
   ],
   valid: [

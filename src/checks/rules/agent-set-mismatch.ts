@@ -51,6 +51,8 @@ export const agentSetMismatch: Check = {
       const counts = new Map<string, typeof roots>();
       for (const c of roots) {
         if (!c.agentId || !known.has(c.agentId)) continue;
+        // A start that names retry_of is a retry of its agent even when the link is broken (retry-unlinked reports that).
+        if (c.attempts[0].retryOf !== null && counts.has(c.agentId)) continue;
         const list = counts.get(c.agentId);
         if (list) list.push(c);
         else counts.set(c.agentId, [c]);

@@ -16,6 +16,18 @@ testCheck('missing-start', {
       ],
     },
     {
+      // test's start line was lost but its completion shows it ran: a warning about the journal, not a child that never started.
+      fixture: 'trigger-start-line-lost.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd-lost-start',
+          messageIncludes: 'agent test: sub-run run-test has a completion but no delegation_sub_run_started: it ran, and its start line is missing from the journal',
+          evidenceLines: ['trigger-start-line-lost.jsonl:2', 'trigger-start-line-lost.jsonl:5', 'trigger-start-line-lost.jsonl:6'],
+        },
+      ],
+    },
+    {
       // total_sub_runs has room for it, but failed 0 does not cover a child that never ran.
       fixture: 'trigger-counted-as-success.jsonl',
       findings: [

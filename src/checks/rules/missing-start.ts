@@ -15,7 +15,7 @@ export const missingStart: Check = {
     description: 'An expected child never journaled a sub-run start although the delegation completed.',
     symptom: 'No child runs',
     docs: {
-      why: 'The delegation finished and reported its totals, but one of the children its pattern promises never entered Running. Unless the totals count it as a setup failure, an agent vanished without a trace. Each missing child is judged on its own: as many as the totals leave room for are setup failures (info). Two stops by design are info too, with their evidence: a pipeline whose last started stage was cancelled (a cancel stops it before the next stage), and a fork whose shared deadline ran out part-way (a child failed with a timeout; the ones not yet launched never start). Sequential delegations are not judged here: their stops are sequential-stopped-early (info, with the probable reason), as journal-format.md §9 asks, even after a failed stage that should have fallen through.',
+      why: 'The delegation finished and reported its totals, but one of the children its pattern promises never entered Running. Unless the totals count it as a setup failure, an agent vanished without a trace. Each missing child is judged on its own: as many as the totals leave room for are setup failures (info). A child with a completion but no start ran: its start line was lost (a failed journal write drops an event silently), a warning about the journal rather than a vanished agent. Two stops by design are info too, with their evidence: a pipeline whose last started stage was cancelled (a cancel stops it before the next stage), and a fork whose shared deadline ran out part-way (a child failed with a timeout; the ones not yet launched never start). Sequential delegations are not judged here: their stops are sequential-stopped-early (info, with the probable reason), as journal-format.md §9 asks, even after a failed stage that should have fallen through.',
       example: 'delegation_started agent_ids ["eu","us","apac"]\ndelegation_sub_run_started eu\ndelegation_sub_run_started us\ndelegation_completed total_sub_runs 2',
       reportLine: '- [error] missing-start: agent apac: 1 expected child never started and the totals do not account for it (total_sub_runs 2 − 2 started = 0 < 1 missing; failed 0 − 0 journaled failures = 0 does not cover it) (j.jsonl:1, j.jsonl:6)',
       fix: 'Look at record_sub_run and transition_state(..., Running) for the agent, its allowlist and the recursion depth; a setup failure should at least be counted in total_sub_runs and failed.',
@@ -40,6 +40,19 @@ export const missingStart: Check = {
     for (const [agent, want] of expectedBy) {
       const missing = want - (startedBy.get(agent) ?? 0);
       if (missing <= 0) continue;
+      // A child with a completion but no start ran: its start line is what is missing (events can be lost, journal-format.md §1.2).
+      const unstartedRuns = d.children.filter((c) => c.agentId === agent && c.attempts[0].starts.length === 0 && c.attempts[0].completions.length > 0);
+      if (unstartedRuns.length >= missing) {
+        // Not a child that never ran: a lost line, which the totals need not explain (a warning: the journal is incomplete).
+        const one = unstartedRuns.length === 1;
+        out.push({
+          severity: 'warning',
+          message: `agent ${agent}: ${one ? 'sub-run' : 'sub-runs'} ${unstartedRuns.map((c) => c.key).join(', ')} ${one ? 'has a completion but no delegation_sub_run_started: it ran, and its start line is' : 'have completions but no delegation_sub_run_started: they ran, and their start lines are'} missing from the journal (a failed journal write drops an event silently)`,
+          evidence: [loc(start), ...unstartedRuns.map((c) => loc(c.attempts[0].completions[0])), loc(join)],
+          runs: unstartedRuns.map((c) => c.key),
+        });
+        continue;
+      }
       const what = (n: number) => `agent ${agent}: ${n} expected ${n === 1 ? 'child' : 'children'} never started`;
       const evidence = [loc(start), loc(join)];
       const unaccounted = (n: number, why: string) =>

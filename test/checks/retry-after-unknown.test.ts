@@ -46,6 +46,6 @@ testCheck('retry-after-unknown', {
     // failure then the same agent; fork children that all started before the shared deadline expired.
     '../safe/retry-after-unknown-lookalike.jsonl',
     // The sample: quick-fixer times out and deep-fixer (another agent) takes over.
-    '../../../shared/samples/astra-sample.jsonl',
+    '../samples/astra-sample.jsonl',
   ],
 });

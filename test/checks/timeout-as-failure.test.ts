@@ -29,7 +29,7 @@ testCheck('timeout-as-failure', {
     },
     {
       // The sample's quick-fixer stage (Gen B per-stage timeout).
-      fixture: '../../../shared/samples/astra-sample.jsonl',
+      fixture: '../samples/astra-sample.jsonl',
       findings: [
         {
           severity: 'info',

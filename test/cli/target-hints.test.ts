@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runMain } from '../helpers/cli.js';
 
-const SAMPLE = path.resolve(ROOT, '..', 'shared', 'samples', 'astra-sample.jsonl');
+const SAMPLE = path.resolve(ROOT, 'fixtures', 'samples', 'astra-sample.jsonl');
 
 describe('unknown targets', () => {
   it('names the delegation of a sub-run id, in memory and through the index', async () => {

@@ -10,7 +10,7 @@ import type { ScanStats } from '../../src/report/types.js';
 import { ev, line } from '../helpers/journal.js';
 
 /** The engine-written sample the project was specified against (a copy of shared/ sits beside the repo in CI). */
-export const SAMPLE_PATH = path.resolve(ROOT, '..', 'shared', 'samples', 'astra-sample.jsonl');
+export const SAMPLE_PATH = path.resolve(ROOT, 'fixtures', 'samples', 'astra-sample.jsonl');
 export const SAMPLE = readFileSync(SAMPLE_PATH, 'utf8');
 
 /** Current layout directory for the local owner (`b64-` + base64url("local")). */

@@ -53,18 +53,23 @@ export async function* inflateArchive(path: string, { fd, chunkSize }: { fd?: nu
 /**
  * Inflates the archive again, member by member, as raw deflate after each gzip header; yields
  * what lies past the `skip` bytes already delivered, checks each member's trailer by hand, and
- * returns a DamagedArchiveEnd naming what is wrong around intact data. Null when the data itself
- * cannot be inflated, or nothing is found wrong (the first error then stands).
+ * returns a DamagedArchiveEnd naming what is wrong around intact data, or ArchiveCutShort when the
+ * data stopped early in damaged bytes. Null when the data itself cannot be inflated, or nothing is
+ * found wrong (the first error then stands).
  */
-async function* recoverTail(path: string, skip: number, chunkSize: number): AsyncGenerator<Buffer, DamagedArchiveEnd | null> {
+async function* recoverTail(path: string, skip: number, chunkSize: number): AsyncGenerator<Buffer, DamagedArchiveEnd | ArchiveCutShort | null> {
   const crc32 = (zlib() as { crc32?: (data: Buffer, value?: number) => number }).crc32;
   const damage = new Set<string>();
   let seen = 0;
   let at = 0;
+  let lastChecked = true;
   for (let member = 0; ; member++) {
     const header = readHeader(path, at);
     if (!header) {
       if (member === 0) return null; // not gzip at all
+      // A trailer that does not match, then bytes that are not gzip: the deflate data ended early
+      // in damaged bytes (gzip -dc stops there too), and the rest of the archive is lost.
+      if (!lastChecked) return new ArchiveCutShort(at - 8);
       damage.add('bytes after the gzip data that are not gzip were ignored');
       break;
     }
@@ -91,13 +96,24 @@ async function* recoverTail(path: string, skip: number, chunkSize: number): Asyn
       damage.add('the gzip trailer is cut short after the data');
       break;
     }
-    if (crc32 && trailer.readUInt32LE(0) !== crc >>> 0) damage.add('a gzip checksum does not match its data (incorrect data check), so lines may be damaged');
-    if (trailer.readUInt32LE(4) !== size % 2 ** 32) damage.add('a gzip length check does not match its data (incorrect length check), so lines may be damaged');
+    const crcOk = !crc32 || trailer.readUInt32LE(0) === crc >>> 0;
+    const sizeOk = trailer.readUInt32LE(4) === size % 2 ** 32;
+    if (!crcOk) damage.add('a gzip checksum does not match its data (incorrect data check), so lines may be damaged');
+    if (!sizeOk) damage.add('a gzip length check does not match its data (incorrect length check), so lines may be damaged');
+    lastChecked = crcOk && sizeOk;
     at = end + 8;
     if (readAt(path, at, 1).length === 0) break; // the end of the file
   }
   if (seen < skip || damage.size === 0) return null; // not the data the first pass read, or nothing to explain its error
   return new DamagedArchiveEnd([...damage].join('; '));
+}
+
+/** The deflate data stopped early, at damaged bytes: what follows them could not be read. */
+export class ArchiveCutShort extends Error {
+  readonly code = 'ARCHIVE_CUT';
+  constructor(at: number) {
+    super(`corrupt gzip data (the deflate data ends early, at byte ${at}, in damaged bytes; the rest of the archive cannot be inflated)`);
+  }
 }
 
 /** The length of the gzip header at `at` (RFC 1952 §2.3), or null when none starts there. */

@@ -163,7 +163,7 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
 /** What one file's reading skipped or could not do, in a sentence each. */
 export function fileLimits(st: FileStats, { partial = true, untimed = true, duplicates = true }: { partial?: boolean; untimed?: boolean; duplicates?: boolean } = {}): string[] {
   const out: string[] = [];
-  if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines > 0 ? `only the first ${st.lines} lines were read` : 'not read'}.`);
+  if (st.error) out.push(`${st.file}: ${st.error}; ${st.lines === 0 ? 'not read' : st.lines === 1 ? 'only its first line was read' : `only the first ${st.lines} lines were read`}.`);
   if (st.note) out.push(`${st.file}: ${st.note}; all ${st.lines} lines of its data were read.`);
   if (st.malformedLines > 0) out.push(`${st.file}: ${st.malformedLines} malformed ${st.malformedLines === 1 ? 'line' : 'lines'} skipped.`);
   if (st.oversizedLines > 0) out.push(`${st.file}: ${st.oversizedLines} ${st.oversizedLines === 1 ? 'line that may be a delegation event is' : 'lines that may be delegation events are'} longer than a JavaScript string can hold (about 512 MiB) and could not be read; findings about ${st.oversizedLines === 1 ? 'its event' : 'their events'} may be wrong.`);

@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, mkdirSync, openSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runBin, runMain, ROOT } from '../helpers/cli.js';
 import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
@@ -286,6 +286,27 @@ describe('archives whose end is damaged after intact data', () => {
       });
     }
   }
+});
+
+describe('archives whose deflate data stops early in damaged bytes', () => {
+  it('only the lines before the damage are read, and the file counts as unreadable (not "all lines read")', async () => {
+    // What a corrupted middle can do (gzip -dc stops there too): the deflate data seems to end, the
+    // "trailer" after it does not match, and the rest of the archive is bytes that are not gzip.
+    const root = tempDir('gz-cut');
+    const kept = journal(started, subStarted);
+    const lost = journal(completedWith('ok'), done);
+    const whole = Buffer.from(kept + lost);
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(crc32(whole) >>> 0, 0);
+    trailer.writeUInt32LE(whole.length, 4);
+    const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+    writeTree(root, { [`${LOCAL}/s.jsonl.gz`]: Buffer.concat([header, deflateRawSync(Buffer.from(kept)), trailer, deflateRawSync(Buffer.from(lost))]) });
+    const doc = await report(root, 'gzip data cut short');
+    expect(doc.stats).toMatchObject({ unreadableFiles: 1, lines: 2 });
+    const limits = [...doc.limits, ...doc.delegations.flatMap((d) => d.limits)].join('\n');
+    expect(limits).toMatch(/s\.jsonl\.gz: corrupt gzip data \(the deflate data ends early, at byte \d+, in damaged bytes; the rest of the archive cannot be inflated\); only the first 2 lines were read\./);
+    expect(limits).not.toMatch(/lines of its data were read/);
+  });
 });
 
 describe('archives of several gzip members with a damaged end', () => {

@@ -50,7 +50,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .option('--no-color', 'never colour the output (NO_COLOR is honoured too)')
     .option('-q, --quiet', 'no progress output (nor the --follow notice)')
     .option('--follow', 'replay the journals, then watch them: print each delegation when it completes (Ctrl-C to stop)')
-    .option('--jobs <n>', 'threads for large scans (default: one less than the cores, 1 to 4)')
+    .option('--jobs <n>', 'threads for large scans, 1 to 64 (default: one less than the cores, 1 to 4)')
     .option('--contract <plan>', 'hold the delegation to a contract plan (YAML or JSON): adds contract-… findings')
     .action(async (target: string | undefined, flags: ReportFlags & { contract?: string }) => {
       const contract = flags.contract !== undefined ? await loadContractForTrace(flags.contract, io) : {};
@@ -59,11 +59,11 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
 
   addScanOptions(program.command('list').description('table of recent delegations, newest first (exit 1 when one shown has a finding at or above --fail-on)'))
     .option('--limit <n>', 'how many delegations', '20')
-    .option('--events', 'print the event listing: ts | type | delegation id | run id | file:line')
+    .option('--events', 'print the event listing: ts | type | delegation id prefix | run id | file:line')
     .option('-f, --format <name>', 'text (a table; delegation ids cut, and a cut one works as a target) or json (whole ids, for jq)', 'text')
     .option('--no-color', 'accepted for scripts that pass it to every command: the table has no colour')
     .option('-q, --quiet', 'no progress output')
-    .option('--jobs <n>', 'threads for large scans (default: one less than the cores, 1 to 4)')
+    .option('--jobs <n>', 'threads for large scans, 1 to 64 (default: one less than the cores, 1 to 4)')
     .action(async (_flags: ListFlags, cmd: Command) => {
       // Scan options given before `list` (trace-delegation --demo list) count too; its own win.
       result.code = await runList(ownOptionsWin<ListFlags>(cmd), io);

@@ -1,6 +1,10 @@
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
+import { inflateArchive } from './archive.js';
 import type { JournalFile } from './discover.js';
-import { gunzipped } from './archive.js';
 import { scanFile, scanStream } from './scan-file.js';
 import type { ScanResult } from './types.js';
 
@@ -34,16 +38,35 @@ export async function scanJournals(files: JournalFile[], options: ScanOptions = 
   return result;
 }
 
-/** Standard input as one journal named `<stdin>`: plain, or gzip (`< session.jsonl.gz`) inflated as it comes. */
+/**
+ * Standard input as one journal named `<stdin>`: plain, read as it comes, or gzip (`<
+ * session.jsonl.gz`), first copied to a temporary file, so that an archive with a damaged end is
+ * recovered as a file is (archive.ts: that takes a second read of the compressed bytes).
+ */
 export async function scanStdin(stdin: Readable): Promise<ScanResult> {
-  const out = await scanStream(await inflatedIfGzip(stdin), { display: '<stdin>', fileIndex: 0 });
-  return { events: out.events, files: [out.stats] };
+  const input = { display: '<stdin>', fileIndex: 0 };
+  const { gzip, stream } = await sniffGzip(stdin);
+  if (!gzip) {
+    const out = await scanStream(stream, input);
+    return { events: out.events, files: [out.stats] };
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'trace-delegation-stdin-'));
+  try {
+    const copy = path.join(dir, 'stdin.jsonl.gz');
+    // Required here: only gzip on stdin needs it (the CLI bundle is compiled by vm.Script, which has no import()).
+    const { pipeline } = createRequire(import.meta.url)('node:stream/promises') as typeof import('node:stream/promises');
+    await pipeline(stream, createWriteStream(copy));
+    const out = await scanStream(inflateArchive(copy, { chunkSize: 1 << 16 }), input);
+    return { events: out.events, files: [out.stats] };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
-/** The stream itself, or its inflated bytes when it starts with gzip's magic number. */
-async function inflatedIfGzip(stream: Readable): Promise<Readable> {
+/** The stream's bytes (none lost to looking), and whether they start with gzip's magic number. */
+async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Readable }> {
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   // Enough bytes to tell (a pipe may deliver one at a time).
   let head = Buffer.alloc(0);
@@ -65,6 +88,5 @@ async function inflatedIfGzip(stream: Readable): Promise<Readable> {
       yield next.value;
     }
   }
-  const source = Readable.from(replay(), { objectMode: false });
-  return head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1] ? gunzipped(source) : source;
+  return { gzip: head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1], stream: Readable.from(replay(), { objectMode: false }) };
 }

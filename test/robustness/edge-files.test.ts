@@ -3,7 +3,8 @@
  * reported, and never stops the rest of the tree from being read.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, openSync, symlinkSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -191,6 +192,24 @@ describe('standard input', () => {
     const r = await runBin(['--stdin', '--all', '--fail-on', 'none'], { input: cut });
     expectHealthy(r, 'truncated gzip stdin');
     expect(r.stdout).toMatch(/- <stdin>: corrupt gzip data \(unexpected end of file\); only the first \d+ lines were read\./);
+  });
+
+  it('a gzip journal piped in with a damaged end is read whole, as the same file in a tree is, and leaves no copy behind', async () => {
+    const gz = gzipSync(SAMPLE);
+    const badCrc = Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7)]);
+    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('trace-delegation-stdin-')).length;
+    for (const [input, note] of [
+      [badCrc, 'a gzip checksum does not match its data \\(incorrect data check\\)'],
+      [Buffer.concat([gz, Buffer.from('garbage\n')]), 'bytes after the gzip data that are not gzip were ignored'],
+    ] as const) {
+      const r = await runBin(['--stdin', '--all', '--format', 'json', '--fail-on', 'none'], { input });
+      expectHealthy(r, 'damaged gzip stdin');
+      const doc = JSON.parse(r.stdout) as Doc;
+      expect(doc.stats).toMatchObject({ unreadableFiles: 0, lines: SAMPLE.split('\n').filter(Boolean).length });
+      expect(ids(doc)).toEqual(SAMPLE_IDS);
+      expect(doc.delegations[0].limits.join('\n')).toMatch(new RegExp(`<stdin>: ${note}[^\\n]*; all \\d+ lines of its data were read\\.`));
+    }
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('trace-delegation-stdin-')).length).toBe(before);
   });
 });
 

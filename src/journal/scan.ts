@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import { inflateArchive } from './archive.js';
+import { gunzipped, inflateArchive } from './archive.js';
 import type { JournalFile } from './discover.js';
 import { scanFile, scanStream } from './scan-file.js';
 import type { ScanResult } from './types.js';
@@ -50,17 +50,34 @@ export async function scanStdin(stdin: Readable): Promise<ScanResult> {
     const out = await scanStream(stream, input);
     return { events: out.events, files: [out.stats] };
   }
-  const dir = mkdtempSync(path.join(tmpdir(), 'trace-delegation-stdin-'));
+  let dir: string;
+  try {
+    dir = mkdtempSync(path.join(tmpdir(), 'trace-delegation-stdin-'));
+  } catch {
+    // No temporary folder to be had: inflate as it comes (a damaged end then loses its last piece).
+    const out = await scanStream(gunzipped(stream), input);
+    return { events: out.events, files: [out.stats] };
+  }
   try {
     const copy = path.join(dir, 'stdin.jsonl.gz');
     // Required here: only gzip on stdin needs it (the CLI bundle is compiled by vm.Script, which has no import()).
     const { pipeline } = createRequire(import.meta.url)('node:stream/promises') as typeof import('node:stream/promises');
-    await pipeline(stream, createWriteStream(copy));
-    const out = await scanStream(inflateArchive(copy, { chunkSize: 1 << 16 }), input);
+    let source: AsyncIterable<Buffer>;
+    try {
+      await pipeline(stream, createWriteStream(copy));
+      source = inflateArchive(copy, { chunkSize: 1 << 16 });
+    } catch (err) {
+      source = failing(err); // a full disk, say: the scan reports it as it reports an unreadable file
+    }
+    const out = await scanStream(source, input);
     return { events: out.events, files: [out.stats] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function* failing(err: unknown): AsyncGenerator<Buffer> {
+  throw err;
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];

@@ -47,4 +47,42 @@ describe.skipIf(!haveChromium)('html overview filter in headless Chromium', () =
       await context.close();
     });
   }
+
+  it('sorts the overview by a column: worst findings first, nested rows kept under their delegation, start order back', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`file://${file}`);
+    const rows = () =>
+      page.$$eval('section.overview tbody tr', (rs) => rs.map((r) => ({ group: Number(r.getAttribute('data-group')), findings: Number(r.getAttribute('data-k-findings')), nested: !!r.querySelector('.indent') })));
+    const start = await rows();
+    expect(start.some((r) => r.nested)).toBe(true); // the demo has a nested delegation to keep in place
+    const groupsInOrder = (rs: { group: number }[]) => rs.map((r) => r.group).filter((g, i, a) => a.indexOf(g) === i);
+    const contiguous = (rs: { group: number }[]) => groupsInOrder(rs).length === new Set(rs.map((r) => r.group)).size && rs.every((r, i) => i === 0 || r.group === rs[i - 1].group || !rs.slice(0, i).some((x) => x.group === r.group));
+    // Each group's worst findings (errors weigh most), as the page sorts them.
+    const worst = new Map<number, number>();
+    for (const r of start) worst.set(r.group, Math.max(worst.get(r.group) ?? 0, r.findings));
+    await page.click('th[data-sort="findings"] button');
+    const byFindings = await rows();
+    expect(await page.getAttribute('th[data-sort="findings"]', 'aria-sort')).toBe('descending');
+    expect(contiguous(byFindings)).toBe(true);
+    const keys = groupsInOrder(byFindings).map((g) => worst.get(g)!);
+    expect(keys).toEqual([...keys].sort((a, b) => b - a));
+    expect(keys[0]).toBeGreaterThanOrEqual(1e6); // a delegation with an error comes first
+    // Nested rows still follow their outer row.
+    for (let i = 0; i < byFindings.length; i++) if (byFindings[i].nested) expect(byFindings[i - 1].group).toBe(byFindings[i].group);
+    await page.click('th[data-sort="findings"] button');
+    expect(await page.getAttribute('th[data-sort="findings"]', 'aria-sort')).toBe('ascending');
+    expect(await page.getAttribute('th[data-sort="started"]', 'aria-sort')).toBeNull();
+    await page.click('th[data-sort="started"] button');
+    expect(await rows()).toEqual(start);
+    // The filter still applies to the sorted rows.
+    await page.click('th[data-sort="findings"] button');
+    await page.check('#rows-error');
+    const shown = await page.$$eval('section.overview tbody tr', (rs) => rs.filter((r) => (r as HTMLElement).offsetParent !== null).length);
+    expect(shown).toBe(start.filter((r) => r.findings >= 1e6).length);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

@@ -1,5 +1,7 @@
-// The page's only script: hover cards for bars and finding → bar highlighting. It reads the
-// escaped JSON block and writes with textContent only, so journal text is never parsed as HTML.
+// The page's only script: hover cards for bars, finding → bar highlighting, and sorting the
+// overview's columns. It reads the escaped JSON block and data attributes and writes with
+// textContent only, so journal text is never parsed as HTML. Without it the page is complete:
+// the overview stays in start order.
 import { createHash } from 'node:crypto';
 
 export const CLIENT_SCRIPT = `(function () {
@@ -68,6 +70,51 @@ export const CLIENT_SCRIPT = `(function () {
   });
   document.addEventListener('focusout', hide);
   document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') hide(); });
+  // Overview sorting: a header becomes a button; rows move in groups (an outer delegation and the
+  // nested ones under it), ordered by the outer row's key, or the group's worst findings.
+  var table = document.querySelector('table.sortable');
+  if (table) {
+    var heads = table.querySelectorAll('th[data-sort]');
+    for (var h = 0; h < heads.length; h++) {
+      var th = heads[h];
+      var button = el('button', 'sort');
+      button.type = 'button';
+      while (th.firstChild) button.appendChild(th.firstChild);
+      th.appendChild(button);
+      button.addEventListener('click', sortBy.bind(null, th));
+    }
+  }
+  function sortBy(th) {
+    var key = th.getAttribute('data-sort');
+    var numeric = th.hasAttribute('data-numeric');
+    var current = th.getAttribute('aria-sort');
+    var dir = current === 'ascending' ? 'descending' : current === 'descending' ? 'ascending' : (th.getAttribute('data-first') || 'ascending');
+    var body = table.tBodies[0];
+    var groups = [];
+    var byId = {};
+    var rows = body.rows;
+    for (var i = 0; i < rows.length; i++) {
+      var g = rows[i].getAttribute('data-group');
+      if (!byId[g]) { byId[g] = { rows: [], key: null, at: groups.length }; groups.push(byId[g]); }
+      var v = rows[i].getAttribute('data-k-' + key) || '';
+      var k = numeric ? (v === '' ? null : Number(v)) : v;
+      var grp = byId[g];
+      if (grp.rows.length === 0 || (key === 'findings' && k !== null && (grp.key === null || k > grp.key))) grp.key = k;
+      grp.rows.push(rows[i]);
+    }
+    var sign = dir === 'ascending' ? 1 : -1;
+    groups.sort(function (a, b) {
+      // Rows without a value go last either way; ties keep start order.
+      if (a.key === null || a.key === '') return b.key === null || b.key === '' ? a.at - b.at : 1;
+      if (b.key === null || b.key === '') return -1;
+      var c = numeric ? a.key - b.key : String(a.key).localeCompare(String(b.key));
+      return c ? sign * c : a.at - b.at;
+    });
+    for (var j = 0; j < groups.length; j++) for (var r = 0; r < groups[j].rows.length; r++) body.appendChild(groups[j].rows[r]);
+    var all = table.querySelectorAll('th[data-sort]');
+    for (var a = 0; a < all.length; a++) all[a].removeAttribute('aria-sort');
+    th.setAttribute('aria-sort', dir);
+  }
   function highlight(f, on) {
     var ids = (f.getAttribute('data-bars') || '').split(' ');
     for (var i = 0; i < ids.length; i++) {

@@ -107,7 +107,10 @@ export function outputsList(d: DelegationReport, i: number, bars: Map<string, st
 
 /** One row per delegation (nested ones indented under their parent) for multi-delegation reports. */
 export function overviewTable(order: { d: DelegationReport; i: number; depth: number }[]): string {
+  // Sort keys for the page's script: it sorts groups (an outer delegation with its nested ones), so nesting survives.
+  let group = -1;
   const rows = order.map(({ d, i, depth }) => {
+    if (depth === 0) group++;
     const counts = { error: 0, warning: 0, info: 0 };
     for (const f of d.findings) counts[f.severity]++;
     // A letter with each count (E, W, I) and the words in a title: colour is not the only carrier.
@@ -117,12 +120,22 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
     // Rows by worst finding, for the filter above the table (CSS only: it works without scripts).
     const worst = counts.error ? 'error' : counts.warning ? 'warning' : counts.info ? 'info' : 'none';
-    return `<tr class="worst-${worst}"><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
+    const keys = {
+      delegation: d.key,
+      pattern: d.pattern ?? '',
+      status: d.status.aggregated ?? (d.completedTs === null ? 'open' : ''),
+      totals: d.status.totalSubRuns ?? '',
+      findings: counts.error * 1e6 + counts.warning * 1e3 + counts.info,
+      started: d.startedMs ?? '',
+      dur: d.startedMs !== null && d.completedMs !== null ? d.completedMs - d.startedMs : '',
+    };
+    const data = Object.entries(keys).map(([k, v]) => ` data-k-${k}="${esc(String(v))}"`).join('');
+    return `<tr class="worst-${worst}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
   });
   const withErrors = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error')).length;
   const withWarnings = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error' || f.severity === 'warning')).length;
   const filter = `<fieldset class="row-filter"><legend>Show</legend><label><input type="radio" name="rows" id="rows-all" checked> all (${order.length})</label> <label><input type="radio" name="rows" id="rows-warning"> with errors or warnings (${withWarnings})</label> <label><input type="radio" name="rows" id="rows-error"> with errors (${withErrors})</label></fieldset>`;
-  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table><thead><tr><th>delegation</th><th>pattern</th><th>status</th><th class="num">succeeded/failed/total</th><th class="num">findings</th><th>started</th><th class="num">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric>succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric aria-sort="ascending">started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
 export function pageHeader(report: TraceReport): string {

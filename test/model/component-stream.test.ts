@@ -335,11 +335,12 @@ describe('event index', () => {
     }
   });
 
-  it('keeps archived lines deflated, several chunks together, and reads them back in any order', () => {
+  /** An index of `chunks` chunks of 200 archived completion lines each, and the lines' texts in record order. */
+  function archivedIndex(chunks: number): { index: EventIndex; texts: string[]; raw: number } {
     const index = new EventIndex();
     const texts: string[] = [];
     let raw = 0;
-    for (let chunk = 0; chunk < 8; chunk++) {
+    for (let chunk = 0; chunk < chunks; chunk++) {
       const b = new IndexChunkBuilder();
       for (let k = 0; k < 200; k++) {
         const text = line('delegation_sub_run_completed', `2026-05-01T10:00:${String(k % 60).padStart(2, '0')}Z`, `s-${chunk}`, { delegation_id: `d-${chunk}-${k % 7}`, sub_run_id: `r-${chunk}-${k}`, status: 'completed', output_preview: `output ${k} of chunk ${chunk}` });
@@ -349,6 +350,11 @@ describe('event index', () => {
       }
       index.add(b.finish());
     }
+    return { index, texts, raw };
+  }
+
+  it('keeps archived lines deflated, several chunks together, and reads them back in any order', () => {
+    const { index, texts, raw } = archivedIndex(8);
     const view = index.view();
     expect(view.archived(1599).toString()).toBe(texts[1599]); // reading the last arena deflates it
     expect(index.archivedBytes).toBeLessThan(raw / 4); // JSON lines of ids deflate well
@@ -358,17 +364,7 @@ describe('event index', () => {
   });
 
   it('keeps the last eight arenas inflated, and reads evicted ones again correctly', () => {
-    const index = new EventIndex();
-    const texts: string[] = [];
-    for (let chunk = 0; chunk < 40; chunk++) {
-      const b = new IndexChunkBuilder();
-      for (let k = 0; k < 200; k++) {
-        const text = line('delegation_sub_run_completed', `2026-05-01T10:00:${String(k % 60).padStart(2, '0')}Z`, `s-${chunk}`, { delegation_id: `d-${chunk}-${k % 7}`, sub_run_id: `r-${chunk}-${k}`, status: 'completed', output_preview: `output ${k} of chunk ${chunk}` });
-        texts.push(text);
-        b.add({ type: 'delegation_completed', delegationId: `d-${chunk}-${k}`, status: null, file: 'f', line: k + 1, fileIndex: chunk, ts: '', time: { ms: k, subNs: 0 }, sessionId: null } as never, Buffer.from(text), 0, text.length, -1);
-      }
-      index.add(b.finish());
-    }
+    const { index, texts } = archivedIndex(40);
     const view = index.view();
     const inflate = vi.spyOn(createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib'), 'inflateRawSync');
     try {

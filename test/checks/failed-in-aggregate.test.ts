@@ -77,6 +77,20 @@ testCheck('failed-in-aggregate', {
         },
       ],
     },
+    {
+      // The gate rejected coder's "stub" (line 8) and the join (line 12) took it anyway, next to
+      // cleaner's "stub removed": a 4-character preview is no substring match (40+ only), so the
+      // sibling's longer output does not make "stub" this delegation's own.
+      fixture: 'trigger-short-failed-preview-in-sibling.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: '5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c58',
+          messageIncludes: 'the aggregate contains "stub", the output of sub-run 9f1e2d3c-4b5a-4697-8887-766554433258 (agent coder), whose final status is verification_failed',
+          evidenceLines: ['trigger-short-failed-preview-in-sibling.jsonl:8', 'trigger-short-failed-preview-in-sibling.jsonl:12'],
+        },
+      ],
+    },
   ],
   valid: [
     // Children written just after the join (1 µs, 0.4 ms) or whose output is in the aggregate were in it.
@@ -101,5 +115,8 @@ testCheck('failed-in-aggregate', {
     'trap-own-late-output',
     // The same, with the other delegation an hour earlier in the same session.
     'trap-own-late-output-same-session.jsonl',
+    // Its own US child is recorded 5 s after the join (late-result) with the aggregate's "US price
+    // 97.5"; another delegation writes the same text only an hour later: not joined from there.
+    'trap-foreign-output-after-join.jsonl',
   ],
 });

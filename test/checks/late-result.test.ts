@@ -75,5 +75,8 @@ testCheck('late-result', {
     '../join/late-result-lookalike.jsonl',
     // APAC completes at the 25 s deadline itself.
     '../join/seed-000-deadline-25s.jsonl',
+    // tester completed before the join (line 8) and was re-completed as failed 10 s after it
+    // (line 10): it had settled by the join, so it was in it (duplicate-completion reports the pair).
+    'trap-recompleted-after-join.jsonl',
   ],
 });

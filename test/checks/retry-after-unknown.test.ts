@@ -34,6 +34,20 @@ testCheck('retry-after-unknown', {
         },
       ],
     },
+    {
+      // Sequential: the first deployer stage started (line 5) and never settled; the engine moved on
+      // to the next stage, the deployer again (line 6), long before the join. A stage's unknown
+      // outcome dates from its start, not from the join.
+      fixture: 'trigger-sequential-stage-never-settled.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: '1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a49',
+          messageIncludes: 'agent deployer runs again (sub-run 7d8e9f0a-1b2c-4d3e-9f4a-5b6c7d8e9f49) after sub-run 6c7d8e9f-0a1b-4c2d-8e3f-4a5b6c7d8e49 ended with an unknown outcome (it started and never settled)',
+          evidenceLines: ['trigger-sequential-stage-never-settled.jsonl:5', 'trigger-sequential-stage-never-settled.jsonl:6'],
+        },
+      ],
+    },
   ],
   valid: [
     // A fan_out retry journaled while its original had not settled: silent. delegation_retry is a

@@ -64,6 +64,19 @@ testCheck('silent-failure', {
         evidenceLines: [`silent-failure-bare-words.jsonl:${7 + i}`],
       })),
     },
+    {
+      // The gate rejected the first coder run (verification_failed, line 8); its retry, the final
+      // attempt, says completed but carries error "tool crashed" (line 10).
+      fixture: 'trigger-retry-completed-with-error.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: '2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c52',
+          messageIncludes: 'sub-run 9f0a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b52 (agent coder) is completed but carries error "tool crashed"',
+          evidenceLines: ['trigger-retry-completed-with-error.jsonl:10'],
+        },
+      ],
+    },
   ],
   valid: [
     // Gen 0 (no output_preview key); "Error handling refactored …" and "Partition keys …" only look
@@ -72,6 +85,10 @@ testCheck('silent-failure', {
     // Rate limiting added, "429 tests passed", an upgraded service mesh, handled 429s, "Rate limited the
     // endpoint", "Quota exceeded handling added", "Status 503 handling: …": work done, not pushback.
     '../safe/silent-failure-pushback-lookalike.jsonl',
+    // Gen A: the original completed with an empty output (line 6) and the gate retried it; its
+    // verification_failed re-completion is missing (retry-unlinked), so the original's last status
+    // is still completed. The retry replaced it and succeeded: only the final attempt is judged.
+    'trap-empty-original-retried.jsonl',
   ],
 });
 

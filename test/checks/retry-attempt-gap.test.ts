@@ -33,6 +33,8 @@ testCheck('retry-attempt-gap', {
     'trap-one-retry.jsonl',
     // Gate exhaustion after 2 attempts is within the default limit.
     'trap-gate-exhausted.jsonl',
+    // A delegation_retry without `attempt`: the CLI projection defaults it to 2 (journal-format §4).
+    'trap-retry-without-attempt.jsonl',
     // A gate configured for 3 attempts.
     { fixture: 'trigger-chain-too-long.jsonl', options: { maxAttempts: 3 } },
     'retry-unlinked/trap-gen-a-order',

@@ -43,5 +43,8 @@ testCheck('timeout-as-failure', {
     // "sequential model admission timed out" (the agent never ran), "runtime output could not be
     // parsed" (the letters "time out" across two words), and a cancellation.
     '../safe/timeout-as-failure-lookalike.jsonl',
+    // The first deployer attempt timed out (line 6) and a retry of it completed (line 9): the
+    // child's final status is completed (retry-after-unknown and retry-unlinked report the retry).
+    'trap-timed-out-then-retried.jsonl',
   ],
 });

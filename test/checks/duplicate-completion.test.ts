@@ -31,6 +31,23 @@ testCheck('duplicate-completion', {
       ],
     },
     {
+      // completed, failed (a racing writer), then the gate's verification_failed: more than the Gen A
+      // pair, so an error, not the info of the gate pattern.
+      fixture: 'trigger-completed-failed-verification-failed.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: '8c9d0e1f-2a3b-4c4d-9e5f-9a0b1c2d3e86',
+          messageIncludes: 'sub-run b7c8d9e0-f1a2-4b3c-8d4e-5f6a7b8c9d86 has 3 completions with different statuses (completed, failed, verification_failed); the last one wins',
+          evidenceLines: [
+            'trigger-completed-failed-verification-failed.jsonl:6',
+            'trigger-completed-failed-verification-failed.jsonl:7',
+            'trigger-completed-failed-verification-failed.jsonl:9',
+          ],
+        },
+      ],
+    },
+    {
       // PascalCase journal with two DelegationCompleted events that disagree.
       fixture: 'trigger-two-delegation-completed.jsonl',
       findings: [

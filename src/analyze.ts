@@ -56,6 +56,8 @@ export interface Analysis {
 /** A target that names nothing, or several things: exit 2 with a sentence (and candidates). */
 export class TargetError extends InputError {
   override name = 'TargetError';
+  /** Lines seen by the scan could not be read back for the report: a journal changed during the run. */
+  changedDuringRun = false;
   constructor(message: string, readonly candidates: string[] = []) {
     super(message);
   }
@@ -227,7 +229,7 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
     items: () => stream.items,
     lateNotes: () => {
       const n = stream.changedLines();
-      return n ? [changedLinesNote(n)] : [];
+      return n ? [changedLinesNote(n, stream.goneFiles())] : [];
     },
     progress: stream.progress,
   };
@@ -243,6 +245,17 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
  * whose resolveTarget it applies to the matching delegations (its rules look at matches only).
  */
 export async function prepareStreamedTarget(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {
+  try {
+    return await prepareStreamedTargetOnce(options);
+  } catch (err) {
+    // Its journal changed between the scan and the read back (a session archived to .jsonl.gz as
+    // the engine rotates it): a second run finds the new file. Once: a tree that keeps changing says so.
+    if (err instanceof TargetError && err.changedDuringRun) return prepareStreamedTargetOnce(options);
+    throw err;
+  }
+}
+
+async function prepareStreamedTargetOnce(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {
   const { began, roots, files, index, scan, notes } = await indexTree(options, { fileIds: true });
   const query = options.target;
   const sessionFiles = filesBySession(files.map((f) => f.display));
@@ -265,9 +278,11 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
     for (const d of all) groupOf.set(d, all); // nested delegations are in the same group
   }
   const changed = m.changedLines;
+  const gone = m.goneFiles;
   m.close();
   const r = resolveTarget(query, candidates, sessionFiles);
-  if (!r.ok) throw targetError(r, query, roots, scan, owner);
+  // Found nothing, perhaps because its journal changed after the scan (archived, say): say so, not just "no match".
+  if (!r.ok) throw targetError(r, query, roots, scan, owner, changed ? changedLinesNote(changed, gone) : '');
   const selected = r.delegations;
   return {
     scan,
@@ -275,7 +290,7 @@ export async function prepareStreamedTarget(options: AnalyzeOptions & { target: 
     notes,
     began,
     items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
-    lateNotes: () => (changed ? [changedLinesNote(changed)] : []),
+    lateNotes: () => (changed ? [changedLinesNote(changed, gone)] : []),
   };
 }
 
@@ -300,16 +315,16 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
   const newest = newestGroup(index, files);
   // A start without a parseable ts orders by its place in the files (delegationOrder): every delegation is needed.
   if (newest === 'untimed') return prepareAnalysis({ ...options, recentFirst: false });
-  const { group, changed } = newest;
+  const { group, changed, gone } = newest;
   const r = resolveTarget(undefined, group);
-  if (!r.ok) throw targetError(r, undefined, roots, scan);
+  if (!r.ok) throw targetError(r, undefined, roots, scan, undefined, changed ? changedLinesNote(changed, gone) : '');
   // Checks compare with the delegations linked to the newest one, as the streamed `--all` does.
   return {
     scan,
     delegations: group,
     selected: r.delegations,
     kind: r.kind,
-    notes: changed ? [...notes, changedLinesNote(changed)] : notes, // the lines were read back already
+    notes: changed ? [...notes, changedLinesNote(changed, gone)] : notes, // the lines were read back already
     began,
     items: () => r.delegations.map((delegation) => ({ delegation, all: group })),
   };
@@ -322,7 +337,7 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
  * journals its events are in. 'untimed' when a start has no parseable ts: its place in the
  * order then depends on every delegation (delegationOrder). An empty group: no start at all.
  */
-export function newestGroup(index: EventIndex, files: readonly JournalFile[]): { group: Delegation[]; files: Set<number>; changed: number } | 'untimed' {
+export function newestGroup(index: EventIndex, files: readonly JournalFile[]): { group: Delegation[]; files: Set<number>; changed: number; gone: string[] } | 'untimed' {
   const plan = { view: index.view(), ...index.components() };
   const newest = plan.newest!;
   if (newest.untimed > 0) return 'untimed';
@@ -342,10 +357,11 @@ export function newestGroup(index: EventIndex, files: readonly JournalFile[]): {
     } else forgetScan(all);
   }
   const changed = m.changedLines;
+  const gone = m.goneFiles;
   m.close();
   const inFiles = new Set<number>();
   if (component >= 0) for (const r of plan.components.recordsOf(component)) inFiles.add(plan.view.fileIndex.get(r));
-  return { group, files: inFiles, changed };
+  return { group, files: inFiles, changed, gone };
 }
 
 function newestStarted(all: readonly Delegation[]): Delegation | null {
@@ -395,8 +411,15 @@ async function indexTree(
   return { began, roots, files, index, scan, notes };
 }
 
-const changedLinesNote = (n: number) =>
-  `${n} delegation ${n === 1 ? 'line' : 'lines'} changed on disk between the scan and the report (a journal was rewritten); those events are left out: run again.`;
+/** Lines the report could not read back as the scan saw them; `gone`: journals deleted or moved meanwhile. */
+function changedLinesNote(n: number, gone: readonly string[] = []): string {
+  const lines = `${n} delegation ${n === 1 ? 'line' : 'lines'}`;
+  const why =
+    gone.length === 0
+      ? 'changed on disk between the scan and the report (a journal was rewritten or truncated)'
+      : `could not be read again after the scan: ${gone[0]}${gone.length > 1 ? ` and ${gone.length - 1} more ${gone.length === 2 ? 'journal' : 'journals'}` : ''} ${gone.length === 1 ? 'was' : 'were'} deleted or moved meanwhile (a session archived to .jsonl.gz, say)`;
+  return `${lines} ${why}; those events are left out: run again.`;
+}
 
 /** The newest delegations of a tree, read recent-first (newestRecentFirst). */
 export interface RecentRows {
@@ -583,14 +606,17 @@ function unknownTargetHint(target: string | undefined, owner: Delegation | undef
   return commandHint(target);
 }
 
-function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation): TargetError {
+function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation, changed = ''): TargetError {
   const unread = scan.files.filter((f) => f.error !== null);
   // Say why when a file was not read: "found nothing" alone reads as "it was read and holds nothing".
   const notRead = unread.length === 0 ? '' : `; ${unread.length === scan.files.length ? (unread.length === 1 ? 'it' : `all ${unread.length}`) : `${unread.length} of them`} could not be read (${unread[0].file}: ${unread[0].error}${unread.length > 1 ? ', …' : ''})`;
   const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}${notRead}`;
+  // The scan saw lines that the report could not read back: the journals changed during the run.
+  const moved = changed ? `; ${changed.charAt(0).toLowerCase()}${changed.slice(1).replace(/\.$/, '')}` : '';
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
-  if (r.reason === 'empty') return new TargetError(`no delegation_started event found in ${where}`);
-  return new TargetError(`no delegation, parent run or session matches ${target} in ${where}${unknownTargetHint(target, owner)}`);
+  const err = new TargetError(r.reason === 'empty' ? `no delegation_started event found in ${where}${moved}` : `no delegation, parent run or session matches ${target} in ${where}${moved}${unknownTargetHint(target, owner)}`);
+  err.changedDuringRun = changed !== '';
+  return err;
 }
 
 /** Scan-wide limits: files that could not be read, and lines skipped in files no block mentions. */

@@ -38,8 +38,10 @@ const OPEN_FILES = 256;
 class RecordReader {
   // Large enough for any joined read in practice: a buffer that grows frees a large block (see PagedColumn).
   private buf = Buffer.allocUnsafe(1 << 20);
-  /** Lines that no longer parse into the event the scan saw (the file was rewritten). */
+  /** Lines that no longer parse into the event the scan saw (the file was rewritten, or is gone). */
   changed = 0;
+  /** Files that could not be opened again (deleted or moved since the scan, an archived session say): display → reason. */
+  readonly gone = new Map<number, string>();
   /** fileIndex → descriptor, least recently used first (open and close cost ~25 µs each here). */
   private readonly open = new Map<number, number>();
 
@@ -103,6 +105,7 @@ class RecordReader {
   }
 
   private descriptor(file: number): number | null {
+    if (this.gone.has(file)) return null; // tried once: not once per line
     const cached = this.open.get(file);
     if (cached !== undefined) {
       this.open.delete(file);
@@ -114,6 +117,7 @@ class RecordReader {
       fd = this.openFreeing(this.files[file].path);
     } catch (err) {
       stopOnDescriptorExhaustion(err); // not a rewritten journal: its lines would be dropped as changed
+      this.gone.set(file, this.files[file].display);
       return null;
     }
     if (this.open.size >= OPEN_FILES) {
@@ -206,6 +210,11 @@ export class ComponentMaterializer {
     return this.reader.changed;
   }
 
+  /** Journals that could not be opened again after the scan (deleted or moved meanwhile). */
+  get goneFiles(): string[] {
+    return [...this.reader.gone.values()];
+  }
+
   /** Component c's delegations in delegationOrder; the array is their `all`. */
   materialize(c: number): Delegation[] {
     const all = groupDelegations(this.eventsOf(c)).sort(delegationOrder);
@@ -251,6 +260,7 @@ export interface ComponentStream {
   items: Iterable<ReportItem>;
   /** Lines that could not be read back as the event the scan saw (after items is consumed). */
   changedLines: () => number;
+  goneFiles: () => string[];
   /** Components read so far, of all of them: how far `items` has got. */
   progress: () => { done: number; total: number };
 }
@@ -271,7 +281,7 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
       m.close();
     }
   }
-  return { items: items(), changedLines: () => m.changedLines, progress: () => ({ done: materialized, total: m.count }) };
+  return { items: items(), changedLines: () => m.changedLines, goneFiles: () => m.goneFiles, progress: () => ({ done: materialized, total: m.count }) };
 }
 
 /**

@@ -1,14 +1,14 @@
 // The streamed `--all` (and a named target, and streamAll) keeps an index of the events and
 // checks one linked group of delegations at a time. Its report must be byte for byte the report
 // built from every event in memory.
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { analyze, buildTraceReport, prepareAnalysis, prepareStreamedAll, streamAll, type AnalyzeOptions } from '../../src/analyze.js';
+import { analyze, buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareStreamedTarget, streamAll, type AnalyzeOptions } from '../../src/analyze.js';
 import { writeReportStream } from '../../src/cli/stream-report.js';
 import { FORMATTERS } from '../../src/format/index.js';
 import { discoverJournals } from '../../src/journal/discover.js';
@@ -205,6 +205,48 @@ describe('streamed --all (event index, one component at a time)', () => {
     const report = await reportAfter(tree, () => writeFileSync(file, 'x'.repeat(statSync(file).size))); // rewritten in place
     expect(report.delegations).toHaveLength(0);
     expect(report.limits.join('\n')).toMatch(/4 delegation lines changed on disk between the scan and the report/);
+  });
+
+  it('a journal deleted or moved after the scan (archived, say) is named in the note, not called rewritten', async () => {
+    const tree = path.join(tmp, 'archived-meanwhile');
+    mkdirSync(tree, { recursive: true });
+    const file = path.join(tree, 's1.jsonl');
+    writeFileSync(file, `${delegation('s1', 'd-1', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
+    writeFileSync(path.join(tree, 's2.jsonl'), `${delegation('s2', 'd-2', 'run-2', 60, [['r2', 'b', 'ok']], 'ok').join('\n')}\n`);
+    const report = await reportAfter(tree, () => {
+      writeFileSync(path.join(tree, 's1.jsonl.gz'), gzipSync(readFileSync(file)));
+      unlinkSync(file);
+    });
+    expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-2']);
+    const limits = report.limits.join('\n');
+    expect(limits).toMatch(/4 delegation lines could not be read again after the scan: \S*s1\.jsonl was deleted or moved meanwhile \(a session archived to \.jsonl\.gz, say\); those events are left out: run again\./);
+    expect(limits).not.toMatch(/rewritten/);
+  });
+
+  it('a named target whose journal is archived between the scan and the read back is found by a second run', async () => {
+    const tree = path.join(tmp, 'archived-named');
+    mkdirSync(tree, { recursive: true });
+    const file = path.join(tree, 's1.jsonl');
+    writeFileSync(file, `${delegation('s1', 'd-rotated', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
+    writeFileSync(path.join(tree, 's2.jsonl'), `${delegation('s2', 'd-other', 'run-2', 60, [['r2', 'b', 'ok']], 'ok').join('\n')}\n`);
+    let scans = 0;
+    const opts = {
+      cwd: ROOT,
+      checkOptions: { nowMs: NOW },
+      sessions: [tree],
+      target: 'd-rotated',
+      jobs: 1,
+      // After the first scan's last file: the engine rotates s1 into s1.jsonl.gz, as it archives a session.
+      onFile: (done: number, total: number) => {
+        if (done === total && scans++ === 0) {
+          writeFileSync(`${file}.gz`, gzipSync(readFileSync(file)));
+          unlinkSync(file);
+        }
+      },
+    };
+    const source = await prepareStreamedTarget(opts);
+    expect(scans).toBe(2);
+    expect([...source.items()].map(({ delegation: d }) => d.id)).toEqual(['d-rotated']);
   });
 
   it('appended lines after the scan are not read (offsets stay valid in an append-only journal)', async () => {

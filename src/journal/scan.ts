@@ -58,6 +58,12 @@ export async function scanStdin(stdin: Readable): Promise<ScanResult> {
     const out = await scanStream(gunzipped(stream), input);
     return { events: out.events, files: [out.stats] };
   }
+  // Interrupted while copying a large archive: remove the copy, then die of the signal as before.
+  const onSignal = (signal: NodeJS.Signals) => {
+    rmSync(dir, { recursive: true, force: true });
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
     const copy = path.join(dir, 'stdin.jsonl.gz');
     // Required here: only gzip on stdin needs it (the CLI bundle is compiled by vm.Script, which has no import()).
@@ -72,6 +78,7 @@ export async function scanStdin(stdin: Readable): Promise<ScanResult> {
     const out = await scanStream(source, input);
     return { events: out.events, files: [out.stats] };
   } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,7 @@
  * Files no journal writer means to produce but disks, crashes and users do: each one is read or
  * reported, and never stops the rest of the tree from being read.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -210,6 +210,25 @@ describe('standard input', () => {
       expect(doc.delegations[0].limits.join('\n')).toMatch(new RegExp(`<stdin>: ${note}[^\\n]*; all \\d+ lines of its data were read\\.`));
     }
     expect(readdirSync(tmpdir()).filter((f) => f.startsWith('trace-delegation-stdin-')).length).toBe(before);
+  });
+});
+
+describe('a gzip journal on stdin interrupted while it is copied', () => {
+  it('leaves no temporary copy behind, and dies of the signal as before', async () => {
+    const copies = () => readdirSync(tmpdir()).filter((f) => f.startsWith('trace-delegation-stdin-'));
+    const before = new Set(copies());
+    const child = spawn(process.execPath, [BIN, '--stdin', '--all'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.write(gzipSync(SAMPLE)); // stdin stays open: the copy is still being written
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    let made: string[] = [];
+    for (let i = 0; i < 200 && made.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      made = copies().filter((f) => !before.has(f));
+    }
+    expect(made).toHaveLength(1);
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: null, signal: 'SIGINT' });
+    expect(copies().filter((f) => !before.has(f))).toEqual([]);
   });
 });
 

@@ -62,14 +62,15 @@ async function* recoverTail(path: string, skip: number, chunkSize: number): Asyn
   const damage = new Set<string>();
   let seen = 0;
   let at = 0;
-  let lastChecked = true;
+  let lastLengthOk = true;
   for (let member = 0; ; member++) {
     const header = readHeader(path, at);
     if (!header) {
       if (member === 0) return null; // not gzip at all
-      // A trailer that does not match, then bytes that are not gzip: the deflate data ended early
-      // in damaged bytes (gzip -dc stops there too), and the rest of the archive is lost.
-      if (!lastChecked) return new ArchiveCutShort(at - 8);
+      // A length check that does not match, then bytes that are not gzip: the deflate data ended
+      // early in damaged bytes (gzip -dc stops there too), and the rest of the archive is lost.
+      // (A bad checksum alone, before appended bytes, is damage around data read whole.)
+      if (!lastLengthOk) return new ArchiveCutShort(at - 8);
       damage.add('bytes after the gzip data that are not gzip were ignored');
       break;
     }
@@ -100,7 +101,7 @@ async function* recoverTail(path: string, skip: number, chunkSize: number): Asyn
     const sizeOk = trailer.readUInt32LE(4) === size % 2 ** 32;
     if (!crcOk) damage.add('a gzip checksum does not match its data (incorrect data check), so lines may be damaged');
     if (!sizeOk) damage.add('a gzip length check does not match its data (incorrect length check), so lines may be damaged');
-    lastChecked = crcOk && sizeOk;
+    lastLengthOk = sizeOk;
     at = end + 8;
     if (readAt(path, at, 1).length === 0) break; // the end of the file
   }

@@ -241,11 +241,14 @@ export interface PreviewTable {
 
 const BITS = 1 << 20;
 /**
- * Inflated arenas kept (≈ 100–140 KiB each). Components come in time order, and one archive's
- * lines are spread over several arenas: keeping only the last one inflated each arena 15 times
- * over a 4 GiB report (700 calls, 0.36 s, 83 MB of garbage); 8 take 65 calls and 26 ms.
+ * Inflated arenas kept: at most 8, and at most 2 MiB of them past the newest. Components come in
+ * time order, and one archive's lines are spread over several arenas: keeping only the last one
+ * inflated each arena 15 times over a 4 GiB report (700 calls, 0.36 s, 83 MB of garbage); 8 take
+ * 65 calls and 26 ms. Most arenas inflate to 100–140 KiB, but a large archive's delegation lines
+ * form one arena of their own (13 MB for a 3.5 MB archive): those are not kept together.
  */
 const KEPT_ARENAS = 8;
+const KEPT_ARENA_BYTES = 2 * 1024 * 1024;
 /** Archived line positions: arena number × 2^32 + byte position (arenas are far below 4 GiB). */
 const ARENA_STRIDE = 2 ** 32;
 
@@ -397,7 +400,9 @@ export class EventIndex {
     const at = kept.findIndex((k) => k.arena === a);
     const hit = at >= 0 ? kept.splice(at, 1)[0] : { arena: a, bytes: zlib().inflateRawSync(this.arenas[a]) };
     kept.push(hit);
-    if (kept.length > KEPT_ARENAS) kept.shift();
+    let bytes = 0;
+    for (const k of kept) bytes += k.bytes.length;
+    while (kept.length > 1 && (kept.length > KEPT_ARENAS || bytes > KEPT_ARENA_BYTES)) bytes -= kept.shift()!.bytes.length;
     return hit.bytes;
   }
 

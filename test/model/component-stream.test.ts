@@ -428,6 +428,33 @@ describe('event index', () => {
     }
   });
 
+  it('keeps no more than 2 MiB of large inflated arenas besides the newest (a large archive is one arena)', () => {
+    const index = new EventIndex();
+    const texts: string[] = [];
+    // Three chunks of 1.5 MB of lines each: each is deflated as an arena of its own.
+    for (let chunk = 0; chunk < 3; chunk++) {
+      const b = new IndexChunkBuilder();
+      for (let k = 0; k < 300; k++) {
+        const text = line('delegation_sub_run_completed', '2026-05-01T10:00:00Z', `s-${chunk}`, { delegation_id: `d-${chunk}`, sub_run_id: `r-${chunk}-${k}`, status: 'completed', output_preview: `${chunk}:${k}:${'o'.repeat(5000)}` });
+        texts.push(text);
+        b.add({ type: 'delegation_completed', delegationId: `d-${chunk}`, status: null, file: 'f', line: k + 1, fileIndex: chunk, ts: '', time: { ms: k, subNs: 0 }, sessionId: null } as never, Buffer.from(text), 0, text.length, -1);
+      }
+      index.add(b.finish());
+    }
+    const view = index.view();
+    const inflate = vi.spyOn(createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib'), 'inflateRawSync');
+    try {
+      for (const r of [0, 300]) expect(view.archived(r).toString()).toBe(texts[r]);
+      expect(inflate.mock.calls.length).toBe(2);
+      expect(view.archived(301).toString()).toBe(texts[301]); // the newest is kept
+      expect(inflate.mock.calls.length).toBe(2);
+      expect(view.archived(1).toString()).toBe(texts[1]); // 3 MB would be over the cap: the first was let go
+      expect(inflate.mock.calls.length).toBe(3);
+    } finally {
+      inflate.mockRestore();
+    }
+  });
+
   it('paged columns keep values across pages, and fill() gives zeroed entries', () => {
     const col = PagedColumn.doubles();
     for (let i = 0; i < 3 * PAGE + 5; i++) col.push(i * 1.5);

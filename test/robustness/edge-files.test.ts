@@ -309,6 +309,8 @@ describe('archives whose end is damaged after intact data', () => {
     ['a bad checksum', 'a gzip checksum does not match its data \\(incorrect data check\\)', (gz) => Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7)])],
     ['a bad length', 'a gzip length check does not match its data', (gz) => Buffer.concat([gz.subarray(0, gz.length - 4), Buffer.from([gz[gz.length - 4] ^ 0x01]), gz.subarray(gz.length - 3)])],
     ['trailing bytes that are not gzip', 'bytes after the gzip data that are not gzip were ignored', (gz) => Buffer.concat([gz, Buffer.from('garbage\n')])],
+    // Its length check matches: the data did not end early, though a checksum is wrong and bytes follow.
+    ['a bad checksum and trailing zeros', 'a gzip checksum does not match its data \\(incorrect data check\\)', (gz) => Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7), Buffer.alloc(16)])],
   ];
   for (const [what, note, damage] of cases) {
     for (const [size, body] of [['small', ''], ['large (streamed)', `${big}\n`]] as const) {

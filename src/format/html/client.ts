@@ -95,7 +95,8 @@ export const CLIENT_SCRIPT = `(function () {
     var rows = body.rows;
     for (var i = 0; i < rows.length; i++) {
       var g = rows[i].getAttribute('data-group');
-      if (!byId[g]) { byId[g] = { rows: [], key: null, at: groups.length }; groups.push(byId[g]); }
+      // data-group numbers the groups in start order: ties keep it, whatever the previous sort did.
+      if (!byId[g]) { byId[g] = { rows: [], key: null, at: Number(g) }; groups.push(byId[g]); }
       var v = rows[i].getAttribute('data-k-' + key) || '';
       var k = numeric ? (v === '' ? null : Number(v)) : v;
       var grp = byId[g];

@@ -125,7 +125,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
       pattern: d.pattern ?? '',
       status: d.status.aggregated ?? (d.completedTs === null ? 'open' : ''),
       totals: d.status.totalSubRuns ?? '',
-      findings: counts.error * 1e6 + counts.warning * 1e3 + counts.info,
+      findings: counts.error * 1e12 + counts.warning * 1e6 + counts.info, // errors first, then warnings, then info
       started: d.startedMs ?? '',
       dur: d.startedMs !== null && d.completedMs !== null ? d.completedMs - d.startedMs : '',
     };

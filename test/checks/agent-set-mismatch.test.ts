@@ -45,6 +45,11 @@ testCheck('agent-set-mismatch', {
       ],
     },
     {
+      // a2 names b1 (agent b's run, already retried by b2) as its original: not a retry of a, so a ran twice.
+      fixture: 'trigger-retry-of-another-agents-run.jsonl',
+      findings: [{ severity: 'error', delegation: 'd-x-1', messageIncludes: 'agent a started 2 distinct sub-runs; fan_out allows 1' }],
+    },
+    {
       // PascalCase journal: extract, load, transform instead of extract, transform, load.
       fixture: 'trigger-stage-order-pipeline.jsonl',
       findings: [
@@ -76,5 +81,7 @@ testCheck('agent-set-mismatch', {
     'retry-unlinked/trap-gen-a-order',
     // A retry of coder whose retry_of names an unknown run is still a retry of coder: retry-unlinked says so, not this check.
     'retry-unlinked/trigger-retry-of-unknown-run.jsonl',
+    // The same in a sequential delegation: the unlinked retry of a is not a stage out of order.
+    'trap-sequential-unlinked-retry.jsonl',
   ],
 });

@@ -1,4 +1,4 @@
-import { firstStart } from '../../model/delegation.js';
+import { firstStart, type Child } from '../../model/delegation.js';
 import { loc, startedChildren } from '../../model/evidence.js';
 import { allowedStartsPerAgent } from '../../model/expected.js';
 import type { Check, Report } from '../types.js';
@@ -44,15 +44,21 @@ export const agentSetMismatch: Check = {
       if (!run.agentId || !where || known.size === 0 || known.has(run.agentId)) continue;
       out.push({ message: `sub-run ${run.runId} ran agent ${run.agentId}, which is not in the started agent set (${[...known].join(',')})`, evidence: [loc(started), loc(where)], runs: [run.runId] });
     }
-    // Retries are folded into their child, so only original runs count as starts.
-    const roots = startedChildren(d);
+    // Retries are folded into their child, so only original runs count as starts; so does a retry
+    // whose link is broken (retry_of names no run here: retry-unlinked reports it) after a child
+    // of its agent. One naming another agent's run is not a retry of its own agent: it counts.
+    const unlinkedRetry = (c: Child, seen: boolean) => seen && c.attempts[0].retryOf !== null && !d.runs.has(c.attempts[0].retryOf);
+    const roots: Child[] = [];
+    const agentsSeen = new Set<string | null>();
+    for (const c of startedChildren(d)) {
+      if (!unlinkedRetry(c, agentsSeen.has(c.agentId))) roots.push(c);
+      agentsSeen.add(c.agentId);
+    }
     const allowed = allowedStartsPerAgent(d, e);
     if (allowed) {
       const counts = new Map<string, typeof roots>();
       for (const c of roots) {
         if (!c.agentId || !known.has(c.agentId)) continue;
-        // A start that names retry_of is a retry of its agent even when the link is broken (retry-unlinked reports that).
-        if (c.attempts[0].retryOf !== null && counts.has(c.agentId)) continue;
         const list = counts.get(c.agentId);
         if (list) list.push(c);
         else counts.set(c.agentId, [c]);

@@ -4,9 +4,9 @@ import type { Check, Report } from '../types.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** Children that are retries (their start names retry_of) but could not be folded into an original: they skew the count. */
+/** Children that are retries whose retry_of names no run here (retry-unlinked reports them): they could not be folded, which skews the count. */
 function unlinkedRetries(d: Delegation): string {
-  const unlinked = d.children.filter((ch) => ch.attempts[0].retryOf !== null).map((ch) => `${ch.key} (retry_of ${ch.attempts[0].retryOf})`);
+  const unlinked = d.children.filter((ch) => ch.attempts[0].retryOf !== null && !d.runs.has(ch.attempts[0].retryOf)).map((ch) => `${ch.key} (retry_of ${ch.attempts[0].retryOf})`);
   if (unlinked.length === 0) return '';
   const one = unlinked.length === 1;
   return `; ${one ? 'a retry that could not be folded counts as its own child' : 'retries that could not be folded count as children of their own'}: ${unlinked.join(', ')} (see retry-unlinked)`;
@@ -46,7 +46,7 @@ export const totalsMismatch: Check = {
       const started = unstarted === 0 ? 'every expected child started' : `only ${plural(unstarted, 'expected child', 'expected children')} never started`;
       const why = launchFailure ? `${started} (a fork adds at most one launch_failure result)` : started;
       const hint = retried.length > 0 ? `; retried ${retried.length === 1 ? 'original' : 'originals'} ${retried.join(', ')} must not be counted` : '';
-      problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded) and ${why}, so ${extra} extra ${extra === 1 ? 'result is' : 'results are'} unexplained${hint}${unlinkedRetries(d)}`);
+      problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded) and ${why}, so ${extra} extra ${extra === 1 ? 'result is' : 'results are'} unexplained${hint}`);
     }
     if (c.succeeded !== null && c.succeeded !== ok) problems.push(`succeeded is ${c.succeeded} but ${plural(ok, 'child', 'children')} succeeded (completed without error)`);
     const expectedFailed = rest + Math.max(0, extra);

@@ -28,6 +28,22 @@ testCheck('missing-start', {
       ],
     },
     {
+      // fork w×3: w2 has only a completion (a lost start line), w3 nothing; the totals (3/2/1) leave room for w3 alone.
+      fixture: 'trigger-fork-one-start-lost-one-never-started.jsonl',
+      findings: [
+        { severity: 'warning', messageIncludes: 'agent w: sub-run w2 has a completion but no delegation_sub_run_started' },
+        { severity: 'info', messageIncludes: ['agent w: 1 expected child never started; the totals account for it', 'total_sub_runs 3 − 1 started − 1 without a start line = 1 ≥ 1 missing'] },
+      ],
+    },
+    {
+      // b4 ran (a failed completion, no start line): its failure is b's result, so nothing is left for c, which vanished.
+      fixture: 'trigger-start-lost-and-agent-vanished.jsonl',
+      findings: [
+        { severity: 'error', messageIncludes: ['agent c: 1 expected child never started and the totals do not account for it', 'failed 1 − 1 journaled failure = 0 does not cover it'] },
+        { severity: 'warning', messageIncludes: 'agent b: sub-run b4 has a completion but no delegation_sub_run_started' },
+      ],
+    },
+    {
       // total_sub_runs has room for it, but failed 0 does not cover a child that never ran.
       fixture: 'trigger-counted-as-success.jsonl',
       findings: [

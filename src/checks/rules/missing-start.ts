@@ -30,20 +30,23 @@ export const missingStart: Check = {
     const expectedBy = e.agentCounts;
     const { started: start, completed: join } = d;
     const { totalSubRuns: total, failed } = join;
-    const failedWithEvents = d.children.filter((c) => c.attempts.some((r) => r.starts.length > 0) && !isSuccess(c.final)).length;
+    // A child with a completion but no start ran: its start line is what is missing (events can be
+    // lost, journal-format.md §1.2). It is a result the totals count, as a started one is.
+    const ranUnstarted = d.children.filter((c) => c.attempts[0].starts.length === 0 && c.attempts[0].completions.length > 0);
+    const failedWithEvents = d.children.filter((c) => c.attempts.some((r) => r.starts.length > 0 || r.completions.length > 0) && !isSuccess(c.final)).length;
     // A cause the engine stops by design, when the journal shows one: what is left is info.
     const stop = pipelineStoppedByCancel(d, started) ?? forkDeadline(d);
     // What the totals leave for children without events: results not started, failures not journaled.
-    let unexplained = (total ?? 0) - started.length;
+    let unexplained = (total ?? 0) - started.length - ranUnstarted.length;
+    const journaled = ranUnstarted.length ? `${started.length} started − ${ranUnstarted.length} without a start line` : `${started.length} started`;
     let failedLeft = (failed ?? 0) - failedWithEvents;
     let used = 0;
     for (const [agent, want] of expectedBy) {
-      const missing = want - (startedBy.get(agent) ?? 0);
-      if (missing <= 0) continue;
-      // A child with a completion but no start ran: its start line is what is missing (events can be lost, journal-format.md §1.2).
-      const unstartedRuns = d.children.filter((c) => c.agentId === agent && c.attempts[0].starts.length === 0 && c.attempts[0].completions.length > 0);
-      if (unstartedRuns.length >= missing) {
-        // Not a child that never ran: a lost line, which the totals need not explain (a warning: the journal is incomplete).
+      const short = want - (startedBy.get(agent) ?? 0);
+      if (short <= 0) continue;
+      const unstartedRuns = ranUnstarted.filter((c) => c.agentId === agent).slice(0, short);
+      if (unstartedRuns.length > 0) {
+        // Not children that never ran: lost lines, which the totals need not explain (a warning: the journal is incomplete).
         const one = unstartedRuns.length === 1;
         out.push({
           severity: 'warning',
@@ -51,8 +54,10 @@ export const missingStart: Check = {
           evidence: [loc(start), ...unstartedRuns.map((c) => loc(c.attempts[0].completions[0])), loc(join)],
           runs: unstartedRuns.map((c) => c.key),
         });
-        continue;
       }
+      // The rest never ran at all.
+      const missing = short - unstartedRuns.length;
+      if (missing <= 0) continue;
       const what = (n: number) => `agent ${agent}: ${n} expected ${n === 1 ? 'child' : 'children'} never started`;
       const evidence = [loc(start), loc(join)];
       const unaccounted = (n: number, why: string) =>
@@ -64,7 +69,7 @@ export const missingStart: Check = {
       // Each missing child on its own (CHECKS.md resolved detail 1): as many as the totals leave room for are setup failures.
       const accounted = Math.max(0, Math.min(missing, unexplained, failedLeft));
       const earlier = used > 0 ? ` − ${used} explained above` : '';
-      const room = `total_sub_runs ${total} − ${started.length} started${earlier} = ${unexplained} ${unexplained >= missing ? '≥' : '<'} ${missing} missing`;
+      const room = `total_sub_runs ${total} − ${journaled}${earlier} = ${unexplained} ${unexplained >= missing ? '≥' : '<'} ${missing} missing`;
       const them = (n: number) => (n === 1 ? 'it' : 'them');
       const cover = `failed ${failed} − ${failedWithEvents} journaled ${failedWithEvents === 1 ? 'failure' : 'failures'}${earlier} = ${failedLeft} ${failedLeft >= missing ? 'covers' : 'does not cover'} ${them(missing)}`;
       unexplained -= accounted;
@@ -75,7 +80,7 @@ export const missingStart: Check = {
       } else if (accounted === 0) {
         unaccounted(missing, `the totals do not account for ${them(missing)} (${room}; ${cover})`);
       } else {
-        const left = `total_sub_runs ${total} − ${started.length} started${earlier} = ${unexplained + accounted} left; failed ${failed} − ${failedWithEvents} journaled ${failedWithEvents === 1 ? 'failure' : 'failures'}${earlier} = ${failedLeft + accounted} left`;
+        const left = `total_sub_runs ${total} − ${journaled}${earlier} = ${unexplained + accounted} left; failed ${failed} − ${failedWithEvents} journaled ${failedWithEvents === 1 ? 'failure' : 'failures'}${earlier} = ${failedLeft + accounted} left`;
         out.push({ severity: 'info', message: `${what(missing)}; the totals account for ${accounted} of them as ${accounted === 1 ? 'a setup or launch failure' : 'setup or launch failures'} without events (${left})`, evidence });
         const rest = missing - accounted;
         unaccounted(rest, `the totals do not account for the other ${rest === 1 ? 'one' : rest} (nothing left in total_sub_runs and failed once ${accounted} ${accounted === 1 ? 'is' : 'are'} counted)`);

@@ -337,7 +337,7 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
  * journals its events are in. 'untimed' when a start has no parseable ts: its place in the
  * order then depends on every delegation (delegationOrder). An empty group: no start at all.
  */
-export function newestGroup(index: EventIndex, files: readonly JournalFile[]): { group: Delegation[]; files: Set<number>; changed: number; gone: string[] } | 'untimed' {
+export function newestGroup(index: EventIndex, files: readonly JournalFile[]): { group: Delegation[]; files: Set<number>; changed: number; gone: { gone: string[]; unopenable: string[] } } | 'untimed' {
   const plan = { view: index.view(), ...index.components() };
   const newest = plan.newest!;
   if (newest.untimed > 0) return 'untimed';
@@ -411,13 +411,17 @@ async function indexTree(
   return { began, roots, files, index, scan, notes };
 }
 
-/** Lines the report could not read back as the scan saw them; `gone`: journals deleted or moved meanwhile. */
-function changedLinesNote(n: number, gone: readonly string[] = []): string {
+/** Lines the report could not read back as the scan saw them; `files`: journals it could not open again. */
+function changedLinesNote(n: number, files: { gone: readonly string[]; unopenable: readonly string[] } = { gone: [], unopenable: [] }): string {
   const lines = `${n} delegation ${n === 1 ? 'line' : 'lines'}`;
+  const { gone, unopenable } = files;
+  const more = (list: readonly string[]) => (list.length > 1 ? ` and ${list.length - 1} more ${list.length === 2 ? 'journal' : 'journals'}` : '');
   const why =
-    gone.length === 0
-      ? 'changed on disk between the scan and the report (a journal was rewritten or truncated)'
-      : `could not be read again after the scan: ${gone[0]}${gone.length > 1 ? ` and ${gone.length - 1} more ${gone.length === 2 ? 'journal' : 'journals'}` : ''} ${gone.length === 1 ? 'was' : 'were'} deleted or moved meanwhile (a session archived to .jsonl.gz, say)`;
+    gone.length > 0
+      ? `could not be read again after the scan: ${gone[0]}${more(gone)} ${gone.length === 1 ? 'was' : 'were'} deleted or moved meanwhile (a session archived to .jsonl.gz, say)`
+      : unopenable.length > 0
+        ? `could not be read again after the scan (${unopenable[0]}${more(unopenable)})`
+        : 'changed on disk between the scan and the report (a journal was rewritten or truncated)';
   return `${lines} ${why}; those events are left out: run again.`;
 }
 

@@ -7,6 +7,7 @@ import { stopOnDescriptorExhaustion, type JournalFile } from '../journal/discove
 import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
 import { hash53, windowHashes } from '../journal/id-hash.js';
 import { normalizeLine } from '../journal/normalize.js';
+import { describeError } from '../journal/scan-file.js';
 import type { JournalEvent } from '../journal/types.js';
 import { MIN_SUBSTRING } from '../journal/preview.js';
 import { forgetScan, localPreviewsIn, registerForeignPreviews, type PreviewRef } from './cross-index.js';
@@ -40,8 +41,10 @@ class RecordReader {
   private buf = Buffer.allocUnsafe(1 << 20);
   /** Lines that no longer parse into the event the scan saw (the file was rewritten, or is gone). */
   changed = 0;
-  /** Files that could not be opened again (deleted or moved since the scan, an archived session say): display → reason. */
+  /** Files gone since the scan (deleted or moved: a session archived, say), by display name. */
   readonly gone = new Map<number, string>();
+  /** Files that could not be opened again for another reason: `display: reason`. */
+  readonly unopenable = new Map<number, string>();
   /** fileIndex → descriptor, least recently used first (open and close cost ~25 µs each here). */
   private readonly open = new Map<number, number>();
 
@@ -105,7 +108,7 @@ class RecordReader {
   }
 
   private descriptor(file: number): number | null {
-    if (this.gone.has(file)) return null; // tried once: not once per line
+    if (this.gone.has(file) || this.unopenable.has(file)) return null; // tried once: not once per line
     const cached = this.open.get(file);
     if (cached !== undefined) {
       this.open.delete(file);
@@ -117,7 +120,8 @@ class RecordReader {
       fd = this.openFreeing(this.files[file].path);
     } catch (err) {
       stopOnDescriptorExhaustion(err); // not a rewritten journal: its lines would be dropped as changed
-      this.gone.set(file, this.files[file].display);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.gone.set(file, this.files[file].display);
+      else this.unopenable.set(file, `${this.files[file].display}: ${describeError(err)}`);
       return null;
     }
     if (this.open.size >= OPEN_FILES) {
@@ -210,9 +214,9 @@ export class ComponentMaterializer {
     return this.reader.changed;
   }
 
-  /** Journals that could not be opened again after the scan (deleted or moved meanwhile). */
-  get goneFiles(): string[] {
-    return [...this.reader.gone.values()];
+  /** Journals that could not be opened again after the scan: deleted or moved meanwhile, or (`display: reason`) otherwise. */
+  get goneFiles(): { gone: string[]; unopenable: string[] } {
+    return { gone: [...this.reader.gone.values()], unopenable: [...this.reader.unopenable.values()] };
   }
 
   /** Component c's delegations in delegationOrder; the array is their `all`. */
@@ -260,7 +264,7 @@ export interface ComponentStream {
   items: Iterable<ReportItem>;
   /** Lines that could not be read back as the event the scan saw (after items is consumed). */
   changedLines: () => number;
-  goneFiles: () => string[];
+  goneFiles: () => { gone: string[]; unopenable: string[] };
   /** Components read so far, of all of them: how far `items` has got. */
   progress: () => { done: number; total: number };
 }

@@ -3,6 +3,11 @@ import { testCheck } from './harness.js';
 testCheck('retry-unlinked', {
   invalid: [
     {
+      // a2 (agent a) names b1, agent b's run, as its original: a retry runs the agent it replaces.
+      fixture: 'agent-set-mismatch/trigger-retry-of-another-agents-run.jsonl',
+      findings: [{ severity: 'error', delegation: 'd-x-1', messageIncludes: 'sub-run a2 (agent a) has retry_of b1, a run of agent b: a retry runs the same agent', evidenceLines: ['trigger-retry-of-another-agents-run.jsonl:8', 'trigger-retry-of-another-agents-run.jsonl:3'] }],
+    },
+    {
       // delegation_retry's original_run_id is a run no event mentions.
       fixture: 'trigger-original-never-started.jsonl',
       findings: [

@@ -9,7 +9,7 @@ export const retryUnlinked: Check = {
     description: 'A verification retry cannot be folded into the child it replaces.',
     symptom: 'Retry loop',
     docs: {
-      why: 'A retry must name the run it replaces (delegation_retry original → retry, retry_of on the retry start) and the original must be marked verification_failed; otherwise the child set, totals and chain length are guesses.',
+      why: 'A retry must name the run it replaces (delegation_retry original → retry, retry_of on the retry start), run the same agent, and the original must be marked verification_failed; otherwise the child set, totals and chain length are guesses.',
       example: '{"type":"delegation_retry",…,"original_run_id":"r-1","retry_run_id":"r-2",…}\n{"type":"delegation_sub_run_started",…,"sub_run_id":"r-2","retry_of":null,…}',
       reportLine: '- [error] retry-unlinked: retry run r-2 starts with retry_of null, but delegation_retry says it retries r-1 (j.jsonl:4, j.jsonl:6)',
       fix: 'Check apply_gate: the retry start must carry retry_of = original, and the original must be completed as verification_failed before the retry starts.',
@@ -41,7 +41,11 @@ export const retryUnlinked: Check = {
       const start = run.starts[0];
       if (!start?.retryOf || retried.has(run.runId)) continue;
       if (!known(start.retryOf)) out.push({ message: `sub-run ${run.runId} has retry_of ${start.retryOf}, an unknown run`, evidence: [loc(start)], runs: [run.runId] });
-      else if (!d.runs.get(start.retryOf)!.completions.some((c) => c.status === 'verification_failed'))
+      else if (run.agentId && d.runs.get(start.retryOf)!.agentId && run.agentId !== d.runs.get(start.retryOf)!.agentId) {
+        // A retry runs the agent it replaces: this cannot be folded into that child.
+        const original = d.runs.get(start.retryOf)!;
+        out.push({ message: `sub-run ${run.runId} (agent ${run.agentId}) has retry_of ${start.retryOf}, a run of agent ${original.agentId}: a retry runs the same agent`, evidence: [loc(start), ...(original.starts[0] ? [loc(original.starts[0])] : [])], runs: [run.runId, start.retryOf] });
+      } else if (!d.runs.get(start.retryOf)!.completions.some((c) => c.status === 'verification_failed'))
         out.push({ message: `sub-run ${run.runId} retries ${start.retryOf}, which is not marked verification_failed`, evidence: [loc(start), ...d.runs.get(start.retryOf)!.completions.map(loc)], runs: [run.runId, start.retryOf] });
     }
     return out;

@@ -22,7 +22,7 @@ testCheck('missing-start', {
         {
           severity: 'warning',
           delegation: 'd-lost-start',
-          messageIncludes: 'agent test: sub-run run-test has a completion but no delegation_sub_run_started: it ran, and its start line is missing from the journal',
+          messageIncludes: 'agent test: sub-run run-test has a completion but no delegation_sub_run_started: the child was journaled, and its start line is missing (a failed journal write drops an event silently)',
           evidenceLines: ['trigger-start-line-lost.jsonl:2', 'trigger-start-line-lost.jsonl:5', 'trigger-start-line-lost.jsonl:6'],
         },
       ],

@@ -241,14 +241,15 @@ export interface PreviewTable {
 
 const BITS = 1 << 20;
 /**
- * Inflated arenas kept: at most 8, and at most 2 MiB of them past the newest. Components come in
- * time order, and one archive's lines are spread over several arenas: keeping only the last one
+ * Inflated arenas kept: at most 8, and at most 32 MiB of them besides the newest. Components come
+ * in time order, and one archive's lines are spread over several arenas: keeping only the last one
  * inflated each arena 15 times over a 4 GiB report (700 calls, 0.36 s, 83 MB of garbage); 8 take
  * 65 calls and 26 ms. Most arenas inflate to 100–140 KiB, but a large archive's delegation lines
- * form one arena of their own (13 MB for a 3.5 MB archive): those are not kept together.
+ * form one arena of their own (13 MB for a 3.5 MB archive): eight of those would hold 108 MB, and
+ * a cap of 2 MiB made two of them, read in turn by each delegation, evict each other (38 s, not 1.4).
  */
 const KEPT_ARENAS = 8;
-const KEPT_ARENA_BYTES = 2 * 1024 * 1024;
+const KEPT_ARENA_BYTES = 32 * 1024 * 1024;
 /** Archived line positions: arena number × 2^32 + byte position (arenas are far below 4 GiB). */
 const ARENA_STRIDE = 2 ** 32;
 
@@ -310,9 +311,13 @@ export class EventIndex {
   /** `delegation_started` records and their times, when asked for (newestStarts). */
   private readonly starts: { record: PagedColumn; ms: PagedColumn; subNs: PagedColumn } | null;
 
-  constructor({ starts = false }: { starts?: boolean } = {}) {
+  /** `keptArenaBytes`: inflated arenas kept besides the newest (KEPT_ARENA_BYTES; smaller in tests). */
+  constructor({ starts = false, keptArenaBytes = KEPT_ARENA_BYTES }: { starts?: boolean; keptArenaBytes?: number } = {}) {
     this.starts = starts ? { record: ints(), ms: doubles(), subNs: ints() } : null;
+    this.keptArenaBytes = keptArenaBytes;
   }
+
+  private readonly keptArenaBytes: number;
 
   add(c: IndexChunk): void {
     if (this.ended) throw new Error('EventIndex.add after components()');
@@ -400,9 +405,9 @@ export class EventIndex {
     const at = kept.findIndex((k) => k.arena === a);
     const hit = at >= 0 ? kept.splice(at, 1)[0] : { arena: a, bytes: zlib().inflateRawSync(this.arenas[a]) };
     kept.push(hit);
-    let bytes = 0;
-    for (const k of kept) bytes += k.bytes.length;
-    while (kept.length > 1 && (kept.length > KEPT_ARENAS || bytes > KEPT_ARENA_BYTES)) bytes -= kept.shift()!.bytes.length;
+    let older = 0; // bytes kept besides the newest
+    for (let k = 0; k < kept.length - 1; k++) older += kept[k].bytes.length;
+    while (kept.length > 1 && (kept.length > KEPT_ARENAS || older > this.keptArenaBytes)) older -= kept.shift()!.bytes.length;
     return hit.bytes;
   }
 

@@ -36,6 +36,14 @@ testCheck('missing-start', {
       ],
     },
     {
+      // A pipeline cancelled at stage b, whose start line was lost: c never starting is the cancel's doing (info), b's lost line a warning.
+      fixture: 'trap-pipeline-cancelled-stage-start-lost.jsonl',
+      findings: [
+        { severity: 'warning', messageIncludes: 'agent b: sub-run b1 has a completion but no delegation_sub_run_started' },
+        { severity: 'info', messageIncludes: 'agent c: 1 expected child never started: the pipeline stopped after stage 2 of 3 (b) was cancelled' },
+      ],
+    },
+    {
       // b4 ran (a failed completion, no start line): its failure is b's result, so nothing is left for c, which vanished.
       fixture: 'trigger-start-lost-and-agent-vanished.jsonl',
       findings: [

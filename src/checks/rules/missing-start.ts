@@ -35,7 +35,11 @@ export const missingStart: Check = {
     const ranUnstarted = d.children.filter((c) => c.attempts[0].starts.length === 0 && c.attempts[0].completions.length > 0);
     const failedWithEvents = d.children.filter((c) => c.attempts.some((r) => r.starts.length > 0 || r.completions.length > 0) && !isSuccess(c.final)).length;
     // A cause the engine stops by design, when the journal shows one: what is left is info.
-    const stop = pipelineStoppedByCancel(d, started) ?? forkDeadline(d);
+    // The stages the journal shows, in order: those started, and those whose start line was lost.
+    const order = new Map(d.events.map((e, i) => [e, i] as const));
+    const firstEvent = (c: Child) => order.get(c.attempts[0].starts[0] ?? c.attempts[0].completions[0]) ?? 0;
+    const journaledStages = [...started, ...ranUnstarted].sort((a, b) => firstEvent(a) - firstEvent(b));
+    const stop = pipelineStoppedByCancel(d, journaledStages) ?? forkDeadline(d);
     // What the totals leave for children without events: results not started, failures not journaled.
     let unexplained = (total ?? 0) - started.length - ranUnstarted.length;
     const journaled = ranUnstarted.length ? `${started.length} started − ${ranUnstarted.length} without a start line` : `${started.length} started`;

@@ -58,12 +58,17 @@ export async function scanStdin(stdin: Readable): Promise<ScanResult> {
     const out = await scanStream(gunzipped(stream), input);
     return { events: out.events, files: [out.stats] };
   }
-  // Interrupted while copying a large archive: remove the copy, then die of the signal as before.
+  // Interrupted while copying a large archive: remove the copy. Where nothing else listens for
+  // the signal (the CLI), die of it as before; a host program that listens handles it itself,
+  // and the copy goes when the scan ends or the process exits.
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
   const onSignal = (signal: NodeJS.Signals) => {
-    rmSync(dir, { recursive: true, force: true });
-    process.kill(process.pid, signal);
+    cleanup();
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  const signals = (['SIGINT', 'SIGTERM'] as const).filter((s) => process.listenerCount(s) === 0);
+  for (const s of signals) process.once(s, onSignal);
+  process.once('exit', cleanup);
   try {
     const copy = path.join(dir, 'stdin.jsonl.gz');
     // Required here: only gzip on stdin needs it (the CLI bundle is compiled by vm.Script, which has no import()).
@@ -78,8 +83,9 @@ export async function scanStdin(stdin: Readable): Promise<ScanResult> {
     const out = await scanStream(source, input);
     return { events: out.events, files: [out.stats] };
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-    rmSync(dir, { recursive: true, force: true });
+    for (const s of signals) process.off(s, onSignal);
+    process.off('exit', cleanup);
+    cleanup();
   }
 }
 

@@ -232,6 +232,30 @@ describe('a gzip journal on stdin interrupted while it is copied', () => {
   });
 });
 
+describe('a library host that listens for SIGINT, reading gzip from a stream', () => {
+  it('gets the signal once, and the analysis completes (the library does not raise it again)', () => {
+    const host = `
+      import { analyze } from ${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))};
+      import { PassThrough } from 'node:stream';
+      import zlib from 'node:zlib';
+      let n = 0;
+      process.on('SIGINT', () => n++);
+      const lines = [];
+      for (let i = 0; i < 200; i++) lines.push(JSON.stringify({ type: 'delegation_started', ts: '2026-02-16T10:11:01Z', session_id: 's1', metadata: { agent_count: 1, agent_ids: ['a'], delegation_id: 'd' + i, parent_run_id: 'P', pattern: 'fan_out' } }));
+      const gz = zlib.gzipSync(lines.join('\\n') + '\\n');
+      const s = new PassThrough();
+      let at = 0;
+      const t = setInterval(() => { if (at >= gz.length) { clearInterval(t); s.end(); return; } s.write(gz.subarray(at, at + 20)); at += 20; }, 10);
+      setTimeout(() => process.kill(process.pid, 'SIGINT'), 150);
+      const a = await analyze({ stdin: s, all: true, now: '2030-01-01T00:00:00Z' });
+      console.log(JSON.stringify({ signals: n, delegations: a.report.delegations.length, listeners: process.listenerCount('SIGINT') }));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', host], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ signals: 1, delegations: 200, listeners: 1 });
+  });
+});
+
 describe('many .jsonl/.jsonl.gz pairs', () => {
   it('their repeated lines are one scan-wide Limits line past ten files, one per file up to ten', async () => {
     const pairs = (n: number) => {

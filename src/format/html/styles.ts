@@ -97,7 +97,7 @@ ol.findings { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; 
 ul.limits { margin: 0; padding-left: 20px; color: var(--muted); font-size: 13px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-button.sort { font: inherit; font-weight: inherit; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; text-align: inherit; } th[aria-sort="ascending"] button.sort::after { content: " \\25B2" / ""; } th[aria-sort="descending"] button.sort::after { content: " \\25BC" / ""; }
+button.sort { font: inherit; font-weight: inherit; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; text-align: inherit; } th[aria-sort="ascending"] button.sort::after { content: " \\25B2"; content: " \\25B2" / ""; } th[aria-sort="descending"] button.sort::after { content: " \\25BC"; content: " \\25BC" / ""; }
 th { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 details.nested { margin-top: 16px; border-left: 3px solid var(--pause); padding-left: 12px; }

@@ -228,8 +228,8 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
     began,
     items: () => stream.items,
     lateNotes: () => {
-      const n = stream.changedLines();
-      return n ? [changedLinesNote(n, stream.goneFiles())] : [];
+      const reread = stream.rereadNote();
+      return reread ? [reread] : [];
     },
     progress: stream.progress,
   };
@@ -277,12 +277,11 @@ async function prepareStreamedTargetOnce(options: AnalyzeOptions & { target: str
     for (const d of found) candidates.push(d); // not push(...): a component can hold 100,000s
     for (const d of all) groupOf.set(d, all); // nested delegations are in the same group
   }
-  const changed = m.changedLines;
-  const gone = m.goneFiles;
+  const reread = m.rereadNote;
   m.close();
   const r = resolveTarget(query, candidates, sessionFiles);
   // Found nothing, perhaps because its journal changed after the scan (archived, say): say so, not just "no match".
-  if (!r.ok) throw targetError(r, query, roots, scan, owner, changed ? changedLinesNote(changed, gone) : '');
+  if (!r.ok) throw targetError(r, query, roots, scan, owner, reread);
   const selected = r.delegations;
   return {
     scan,
@@ -290,7 +289,7 @@ async function prepareStreamedTargetOnce(options: AnalyzeOptions & { target: str
     notes,
     began,
     items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
-    lateNotes: () => (changed ? [changedLinesNote(changed, gone)] : []),
+    lateNotes: () => (reread ? [reread] : []),
   };
 }
 
@@ -315,16 +314,16 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
   const newest = newestGroup(index, files);
   // A start without a parseable ts orders by its place in the files (delegationOrder): every delegation is needed.
   if (newest === 'untimed') return prepareAnalysis({ ...options, recentFirst: false });
-  const { group, changed, gone } = newest;
+  const { group, reread } = newest;
   const r = resolveTarget(undefined, group);
-  if (!r.ok) throw targetError(r, undefined, roots, scan, undefined, changed ? changedLinesNote(changed, gone) : '');
+  if (!r.ok) throw targetError(r, undefined, roots, scan, undefined, reread);
   // Checks compare with the delegations linked to the newest one, as the streamed `--all` does.
   return {
     scan,
     delegations: group,
     selected: r.delegations,
     kind: r.kind,
-    notes: changed ? [...notes, changedLinesNote(changed, gone)] : notes, // the lines were read back already
+    notes: reread ? [...notes, reread] : notes, // the lines were read back already
     began,
     items: () => r.delegations.map((delegation) => ({ delegation, all: group })),
   };
@@ -337,7 +336,7 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
  * journals its events are in. 'untimed' when a start has no parseable ts: its place in the
  * order then depends on every delegation (delegationOrder). An empty group: no start at all.
  */
-export function newestGroup(index: EventIndex, files: readonly JournalFile[]): { group: Delegation[]; files: Set<number>; changed: number; gone: { gone: string[]; unopenable: string[] } } | 'untimed' {
+export function newestGroup(index: EventIndex, files: readonly JournalFile[]): { group: Delegation[]; files: Set<number>; reread: string | null } | 'untimed' {
   const plan = { view: index.view(), ...index.components() };
   const newest = plan.newest!;
   if (newest.untimed > 0) return 'untimed';
@@ -356,12 +355,11 @@ export function newestGroup(index: EventIndex, files: readonly JournalFile[]): {
       component = newest.components[k];
     } else forgetScan(all);
   }
-  const changed = m.changedLines;
-  const gone = m.goneFiles;
+  const reread = m.rereadNote;
   m.close();
   const inFiles = new Set<number>();
   if (component >= 0) for (const r of plan.components.recordsOf(component)) inFiles.add(plan.view.fileIndex.get(r));
-  return { group, files: inFiles, changed, gone };
+  return { group, files: inFiles, reread };
 }
 
 function newestStarted(all: readonly Delegation[]): Delegation | null {
@@ -409,20 +407,6 @@ async function indexTree(
   const { files: stats, index } = await indexJournalsParallel(files, { onFile: options.onFile, jobs: options.jobs, fileIds, starts });
   const scan: ScanResult = { events: [], files: stats, eventCount: index.eventCount };
   return { began, roots, files, index, scan, notes };
-}
-
-/** Lines the report could not read back as the scan saw them; `files`: journals it could not open again. */
-function changedLinesNote(n: number, files: { gone: readonly string[]; unopenable: readonly string[] } = { gone: [], unopenable: [] }): string {
-  const lines = `${n} delegation ${n === 1 ? 'line' : 'lines'}`;
-  const { gone, unopenable } = files;
-  const more = (list: readonly string[]) => (list.length > 1 ? ` and ${list.length - 1} more ${list.length === 2 ? 'journal' : 'journals'}` : '');
-  const why =
-    gone.length > 0
-      ? `could not be read again after the scan: ${gone[0]}${more(gone)} ${gone.length === 1 ? 'was' : 'were'} deleted or moved meanwhile (a session archived to .jsonl.gz, say)`
-      : unopenable.length > 0
-        ? `could not be read again after the scan (${unopenable[0]}${more(unopenable)})`
-        : 'changed on disk between the scan and the report (a journal was rewritten or truncated)';
-  return `${lines} ${why}; those events are left out: run again.`;
 }
 
 /** The newest delegations of a tree, read recent-first (newestRecentFirst). */
@@ -610,16 +594,16 @@ function unknownTargetHint(target: string | undefined, owner: Delegation | undef
   return commandHint(target);
 }
 
-function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation, changed = ''): TargetError {
+function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation, reread: string | null = null): TargetError {
   const unread = scan.files.filter((f) => f.error !== null);
   // Say why when a file was not read: "found nothing" alone reads as "it was read and holds nothing".
   const notRead = unread.length === 0 ? '' : `; ${unread.length === scan.files.length ? (unread.length === 1 ? 'it' : `all ${unread.length}`) : `${unread.length} of them`} could not be read (${unread[0].file}: ${unread[0].error}${unread.length > 1 ? ', …' : ''})`;
   const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}${notRead}`;
   // The scan saw lines that the report could not read back: the journals changed during the run.
-  const moved = changed ? `; ${changed.charAt(0).toLowerCase()}${changed.slice(1).replace(/\.$/, '')}` : '';
+  const moved = reread ? `; ${reread.replace(/\.$/, '')}` : '';
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
   const err = new TargetError(r.reason === 'empty' ? `no delegation_started event found in ${where}${moved}` : `no delegation, parent run or session matches ${target} in ${where}${moved}${unknownTargetHint(target, owner)}`);
-  err.changedDuringRun = changed !== '';
+  err.changedDuringRun = reread !== null;
   return err;
 }
 

@@ -311,13 +311,13 @@ export class EventIndex {
   /** `delegation_started` records and their times, when asked for (newestStarts). */
   private readonly starts: { record: PagedColumn; ms: PagedColumn; subNs: PagedColumn } | null;
 
-  /** `keptArenaBytes`: inflated arenas kept besides the newest (KEPT_ARENA_BYTES; smaller in tests). */
+  /** Inflated arenas kept besides the newest, in bytes (KEPT_ARENA_BYTES; smaller in tests). */
+  private readonly keptArenaBytes: number;
+
   constructor({ starts = false, keptArenaBytes = KEPT_ARENA_BYTES }: { starts?: boolean; keptArenaBytes?: number } = {}) {
     this.starts = starts ? { record: ints(), ms: doubles(), subNs: ints() } : null;
     this.keptArenaBytes = keptArenaBytes;
   }
-
-  private readonly keptArenaBytes: number;
 
   add(c: IndexChunk): void {
     if (this.ended) throw new Error('EventIndex.add after components()');

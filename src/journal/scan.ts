@@ -44,19 +44,17 @@ export async function scanJournals(files: JournalFile[], options: ScanOptions = 
  * recovered as a file is (archive.ts: that takes a second read of the compressed bytes).
  */
 export async function scanStdin(stdin: Readable): Promise<ScanResult> {
-  const input = { display: '<stdin>', fileIndex: 0 };
-  const { gzip, stream } = await sniffGzip(stdin);
-  if (!gzip) {
-    const out = await scanStream(stream, input);
+  const scanned = async (source: AsyncIterable<Buffer | string>): Promise<ScanResult> => {
+    const out = await scanStream(source, { display: '<stdin>', fileIndex: 0 });
     return { events: out.events, files: [out.stats] };
-  }
+  };
+  const { gzip, stream } = await sniffGzip(stdin);
+  if (!gzip) return scanned(stream);
   let dir: string;
   try {
     dir = mkdtempSync(path.join(tmpdir(), 'trace-delegation-stdin-'));
   } catch {
-    // No temporary folder to be had: inflate as it comes (a damaged end then loses its last piece).
-    const out = await scanStream(gunzipped(stream), input);
-    return { events: out.events, files: [out.stats] };
+    return scanned(gunzipped(stream)); // no temporary folder to be had: inflate as it comes (a damaged end then loses its last piece)
   }
   // Interrupted while copying a large archive: remove the copy. Where nothing else listens for
   // the signal (the CLI), die of it as before; a host program that listens handles it itself,
@@ -80,8 +78,7 @@ export async function scanStdin(stdin: Readable): Promise<ScanResult> {
     } catch (err) {
       source = failing(err); // a full disk, say: the scan reports it as it reports an unreadable file
     }
-    const out = await scanStream(source, input);
-    return { events: out.events, files: [out.stats] };
+    return await scanned(source);
   } finally {
     for (const s of signals) process.off(s, onSignal);
     process.off('exit', cleanup);

@@ -214,9 +214,10 @@ export class ComponentMaterializer {
     return this.reader.changed;
   }
 
-  /** Journals that could not be opened again after the scan: deleted or moved meanwhile, or (`display: reason`) otherwise. */
-  get goneFiles(): { gone: string[]; unopenable: string[] } {
-    return { gone: [...this.reader.gone.values()], unopenable: [...this.reader.unopenable.values()] };
+  /** The Limits line for lines that could not be read back (and the journals that could not be opened again), or null. */
+  get rereadNote(): string | null {
+    const { changed, gone, unopenable } = this.reader;
+    return changed ? rereadNote(changed, [...gone.values()], [...unopenable.values()]) : null;
   }
 
   /** Component c's delegations in delegationOrder; the array is their `all`. */
@@ -262,9 +263,8 @@ export class ComponentMaterializer {
 
 export interface ComponentStream {
   items: Iterable<ReportItem>;
-  /** Lines that could not be read back as the event the scan saw (after items is consumed). */
-  changedLines: () => number;
-  goneFiles: () => { gone: string[]; unopenable: string[] };
+  /** The Limits line for lines that could not be read back as the scan saw them, or null (after items is consumed). */
+  rereadNote: () => string | null;
   /** Components read so far, of all of them: how far `items` has got. */
   progress: () => { done: number; total: number };
 }
@@ -285,7 +285,20 @@ export function streamDelegations(index: EventIndex, files: readonly Pick<Journa
       m.close();
     }
   }
-  return { items: items(), changedLines: () => m.changedLines, goneFiles: () => m.goneFiles, progress: () => ({ done: materialized, total: m.count }) };
+  return { items: items(), rereadNote: () => m.rereadNote, progress: () => ({ done: materialized, total: m.count }) };
+}
+
+/** `n` lines not read back as the scan saw them; `gone`: journals deleted or moved since; `unopenable`: `display: reason`. */
+function rereadNote(n: number, gone: readonly string[], unopenable: readonly string[]): string {
+  const lines = `${n} delegation ${n === 1 ? 'line' : 'lines'}`;
+  const more = (list: readonly string[]) => (list.length > 1 ? ` and ${list.length - 1} more ${list.length === 2 ? 'journal' : 'journals'}` : '');
+  const why =
+    gone.length > 0
+      ? `could not be read again after the scan: ${gone[0]}${more(gone)} ${gone.length === 1 ? 'was' : 'were'} deleted or moved meanwhile (a session archived to .jsonl.gz, say)`
+      : unopenable.length > 0
+        ? `could not be read again after the scan (${unopenable[0]}${more(unopenable)})`
+        : 'changed on disk between the scan and the report (a journal was rewritten or truncated)';
+  return `${lines} ${why}; those events are left out: run again.`;
 }
 
 /**

@@ -182,11 +182,18 @@ export function seconds(ms: number): string {
 
 /** Children whose original run journaled a start, in the order those starts happened. */
 export function startedChildren(d: Delegation) {
-  const order = new Map(d.events.map((e, i) => [e, i] as const));
-  return d.children
-    .filter((c) => c.attempts[0].starts.length > 0)
-    .sort((a, b) => (order.get(a.attempts[0].starts[0]) ?? 0) - (order.get(b.attempts[0].starts[0]) ?? 0));
+  return inJournalOrder(d, d.children.filter((c) => c.attempts[0].starts.length > 0));
 }
+
+/** `children` in the order of their original run's first start, or first completion when its start line is missing. */
+export function inJournalOrder(d: Delegation, children: readonly Child[]): Child[] {
+  const order = new Map(d.events.map((e, i) => [e, i] as const));
+  const first = (c: Child) => order.get(c.attempts[0].starts[0] ?? c.attempts[0].completions[0]) ?? 0;
+  return [...children].sort((a, b) => first(a) - first(b));
+}
+
+/** A child whose start names, as retry_of, a run this delegation does not have: a retry that could not be folded. */
+export const retriesUnknownRun = (d: Delegation, c: Child): boolean => c.attempts[0].retryOf !== null && !d.runs.has(c.attempts[0].retryOf);
 
 /** How many children of each agent started (startedChildren). */
 export function startedPerAgent(d: Delegation): Map<string, number> {

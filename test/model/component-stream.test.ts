@@ -207,16 +207,23 @@ describe('streamed --all (event index, one component at a time)', () => {
     expect(report.limits.join('\n')).toMatch(/4 delegation lines changed on disk between the scan and the report/);
   });
 
-  it('a journal deleted or moved after the scan (archived, say) is named in the note, not called rewritten', async () => {
-    const tree = path.join(tmp, 'archived-meanwhile');
+  /** Two sessions, s1 holding `first` and s2 `second`; `archive()` rotates s1 into s1.jsonl.gz, as the engine archives a session. */
+  function twoSessions(name: string, first: string, second: string) {
+    const tree = path.join(tmp, name);
     mkdirSync(tree, { recursive: true });
     const file = path.join(tree, 's1.jsonl');
-    writeFileSync(file, `${delegation('s1', 'd-1', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
-    writeFileSync(path.join(tree, 's2.jsonl'), `${delegation('s2', 'd-2', 'run-2', 60, [['r2', 'b', 'ok']], 'ok').join('\n')}\n`);
-    const report = await reportAfter(tree, () => {
-      writeFileSync(path.join(tree, 's1.jsonl.gz'), gzipSync(readFileSync(file)));
+    writeFileSync(file, `${delegation('s1', first, 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
+    writeFileSync(path.join(tree, 's2.jsonl'), `${delegation('s2', second, 'run-2', 60, [['r2', 'b', 'ok']], 'ok').join('\n')}\n`);
+    const archive = () => {
+      writeFileSync(`${file}.gz`, gzipSync(readFileSync(file)));
       unlinkSync(file);
-    });
+    };
+    return { tree, archive };
+  }
+
+  it('a journal deleted or moved after the scan (archived, say) is named in the note, not called rewritten', async () => {
+    const { tree, archive } = twoSessions('archived-meanwhile', 'd-1', 'd-2');
+    const report = await reportAfter(tree, archive);
     expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-2']);
     const limits = report.limits.join('\n');
     expect(limits).toMatch(/4 delegation lines could not be read again after the scan: \S*s1\.jsonl was deleted or moved meanwhile \(a session archived to \.jsonl\.gz, say\); those events are left out: run again\./);
@@ -224,11 +231,7 @@ describe('streamed --all (event index, one component at a time)', () => {
   });
 
   it('a named target whose journal is archived between the scan and the read back is found by a second run', async () => {
-    const tree = path.join(tmp, 'archived-named');
-    mkdirSync(tree, { recursive: true });
-    const file = path.join(tree, 's1.jsonl');
-    writeFileSync(file, `${delegation('s1', 'd-rotated', 'run-1', 0, [['r1', 'a', 'done']], 'done').join('\n')}\n`);
-    writeFileSync(path.join(tree, 's2.jsonl'), `${delegation('s2', 'd-other', 'run-2', 60, [['r2', 'b', 'ok']], 'ok').join('\n')}\n`);
+    const { tree, archive } = twoSessions('archived-named', 'd-rotated', 'd-other');
     let scans = 0;
     const opts = {
       cwd: ROOT,
@@ -238,10 +241,7 @@ describe('streamed --all (event index, one component at a time)', () => {
       jobs: 1,
       // After the first scan's last file: the engine rotates s1 into s1.jsonl.gz, as it archives a session.
       onFile: (done: number, total: number) => {
-        if (done === total && scans++ === 0) {
-          writeFileSync(`${file}.gz`, gzipSync(readFileSync(file)));
-          unlinkSync(file);
-        }
+        if (done === total && scans++ === 0) archive();
       },
     };
     const source = await prepareStreamedTarget(opts);

@@ -1,5 +1,5 @@
 import { firstStart, type Child } from '../../model/delegation.js';
-import { loc, startedChildren } from '../../model/evidence.js';
+import { loc, retriesUnknownRun, startedChildren } from '../../model/evidence.js';
 import { allowedStartsPerAgent } from '../../model/expected.js';
 import type { Check, Report } from '../types.js';
 
@@ -47,11 +47,10 @@ export const agentSetMismatch: Check = {
     // Retries are folded into their child, so only original runs count as starts; so does a retry
     // whose link is broken (retry_of names no run here: retry-unlinked reports it) after a child
     // of its agent. One naming another agent's run is not a retry of its own agent: it counts.
-    const unlinkedRetry = (c: Child, seen: boolean) => seen && c.attempts[0].retryOf !== null && !d.runs.has(c.attempts[0].retryOf);
     const roots: Child[] = [];
     const agentsSeen = new Set<string | null>();
     for (const c of startedChildren(d)) {
-      if (!unlinkedRetry(c, agentsSeen.has(c.agentId))) roots.push(c);
+      if (!(agentsSeen.has(c.agentId) && retriesUnknownRun(d, c))) roots.push(c);
       agentsSeen.add(c.agentId);
     }
     const allowed = allowedStartsPerAgent(d, e);

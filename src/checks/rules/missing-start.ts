@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.js';
 import { finalCompletion, isSuccess, type Child, type Delegation } from '../../model/delegation.js';
-import { hasSubRunEvents, isTimeoutError, lastMarker, loc, startedChildren, startedPerAgent } from '../../model/evidence.js';
+import { hasSubRunEvents, inJournalOrder, isTimeoutError, lastMarker, loc, startedChildren, startedPerAgent } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 // Only these promise every expected child a start (CHECKS.md resolved detail 1); sequential stops
@@ -30,16 +30,13 @@ export const missingStart: Check = {
     const expectedBy = e.agentCounts;
     const { started: start, completed: join } = d;
     const { totalSubRuns: total, failed } = join;
-    // A child with a completion but no start ran: its start line is what is missing (events can be
-    // lost, journal-format.md §1.2). It is a result the totals count, as a started one is.
+    // A child with a completion but no start was journaled: its start line is what is missing
+    // (events can be lost, journal-format.md §1.2). It is a result the totals count, as a started one is.
     const ranUnstarted = d.children.filter((c) => c.attempts[0].starts.length === 0 && c.attempts[0].completions.length > 0);
     const failedWithEvents = d.children.filter((c) => c.attempts.some((r) => r.starts.length > 0 || r.completions.length > 0) && !isSuccess(c.final)).length;
     // A cause the engine stops by design, when the journal shows one: what is left is info.
     // The stages the journal shows, in order: those started, and those whose start line was lost.
-    const order = new Map(d.events.map((e, i) => [e, i] as const));
-    const firstEvent = (c: Child) => order.get(c.attempts[0].starts[0] ?? c.attempts[0].completions[0]) ?? 0;
-    const journaledStages = [...started, ...ranUnstarted].sort((a, b) => firstEvent(a) - firstEvent(b));
-    const stop = pipelineStoppedByCancel(d, journaledStages) ?? forkDeadline(d);
+    const stop = pipelineStoppedByCancel(d, inJournalOrder(d, [...started, ...ranUnstarted])) ?? forkDeadline(d);
     // What the totals leave for children without events: results not started, failures not journaled.
     let unexplained = (total ?? 0) - started.length - ranUnstarted.length;
     const journaled = ranUnstarted.length ? `${started.length} started − ${ranUnstarted.length} without a start line` : `${started.length} started`;

@@ -40,13 +40,16 @@ export const retryUnlinked: Check = {
     for (const run of d.runs.values()) {
       const start = run.starts[0];
       if (!start?.retryOf || retried.has(run.runId)) continue;
-      if (!known(start.retryOf)) out.push({ message: `sub-run ${run.runId} has retry_of ${start.retryOf}, an unknown run`, evidence: [loc(start)], runs: [run.runId] });
-      else if (run.agentId && d.runs.get(start.retryOf)!.agentId && run.agentId !== d.runs.get(start.retryOf)!.agentId) {
-        // A retry runs the agent it replaces: this cannot be folded into that child.
-        const original = d.runs.get(start.retryOf)!;
+      if (!known(start.retryOf)) {
+        out.push({ message: `sub-run ${run.runId} has retry_of ${start.retryOf}, an unknown run`, evidence: [loc(start)], runs: [run.runId] });
+        continue;
+      }
+      const original = d.runs.get(start.retryOf)!;
+      // A retry runs the agent it replaces.
+      if (run.agentId && original.agentId && run.agentId !== original.agentId)
         out.push({ message: `sub-run ${run.runId} (agent ${run.agentId}) has retry_of ${start.retryOf}, a run of agent ${original.agentId}: a retry runs the same agent`, evidence: [loc(start), ...(original.starts[0] ? [loc(original.starts[0])] : [])], runs: [run.runId, start.retryOf] });
-      } else if (!d.runs.get(start.retryOf)!.completions.some((c) => c.status === 'verification_failed'))
-        out.push({ message: `sub-run ${run.runId} retries ${start.retryOf}, which is not marked verification_failed`, evidence: [loc(start), ...d.runs.get(start.retryOf)!.completions.map(loc)], runs: [run.runId, start.retryOf] });
+      else if (!original.completions.some((c) => c.status === 'verification_failed'))
+        out.push({ message: `sub-run ${run.runId} retries ${start.retryOf}, which is not marked verification_failed`, evidence: [loc(start), ...original.completions.map(loc)], runs: [run.runId, start.retryOf] });
     }
     return out;
   },

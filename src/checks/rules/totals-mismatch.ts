@@ -1,4 +1,4 @@
-import { hasSubRunEvents, loc, startedChildren, succeededAtJoin } from '../../model/evidence.js';
+import { hasSubRunEvents, loc, retriesUnknownRun, startedChildren, succeededAtJoin } from '../../model/evidence.js';
 import type { Delegation } from '../../model/delegation.js';
 import type { Check, Report } from '../types.js';
 
@@ -6,7 +6,7 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 /** Children that are retries whose retry_of names no run here (retry-unlinked reports them): they could not be folded, which skews the count. */
 function unlinkedRetries(d: Delegation): string {
-  const unlinked = d.children.filter((ch) => ch.attempts[0].retryOf !== null && !d.runs.has(ch.attempts[0].retryOf)).map((ch) => `${ch.key} (retry_of ${ch.attempts[0].retryOf})`);
+  const unlinked = d.children.filter((ch) => retriesUnknownRun(d, ch)).map((ch) => `${ch.key} (retry_of ${ch.attempts[0].retryOf})`);
   if (unlinked.length === 0) return '';
   const one = unlinked.length === 1;
   return `; ${one ? 'a retry that could not be folded counts as its own child' : 'retries that could not be folded count as children of their own'}: ${unlinked.join(', ')} (see retry-unlinked)`;

@@ -116,7 +116,8 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     // A letter with each count (E, W, I) and the words in a title: colour is not the only carrier.
     const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}" title="${counts[s]} ${s}">${counts[s]}${s[0].toUpperCase()}</span>` : '')).join(' ') || '<span class="muted">–</span>';
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
-    const dur = d.startedMs !== null && d.completedMs !== null ? esc(duration(d.completedMs - d.startedMs)) : '<span class="muted">–</span>';
+    const durMs = d.startedMs !== null && d.completedMs !== null ? d.completedMs - d.startedMs : null;
+    const dur = durMs !== null ? esc(duration(durMs)) : '<span class="muted">–</span>';
     const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
     // Rows by worst finding, for the filter above the table (CSS only: it works without scripts).
     const worst = counts.error ? 'error' : counts.warning ? 'warning' : counts.info ? 'info' : 'none';
@@ -127,7 +128,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
       totals: d.status.totalSubRuns ?? '',
       findings: counts.error * 1e12 + counts.warning * 1e6 + counts.info, // errors first, then warnings, then info
       started: d.startedMs ?? '',
-      dur: d.startedMs !== null && d.completedMs !== null ? d.completedMs - d.startedMs : '',
+      dur: durMs ?? '',
     };
     const data = Object.entries(keys).map(([k, v]) => ` data-k-${k}="${esc(String(v))}"`).join('');
     return `<tr class="worst-${worst}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;

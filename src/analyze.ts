@@ -301,7 +301,7 @@ async function prepareStreamedTargetOnce(options: AnalyzeOptions & { target: str
  * `--all`), and the groups of linked delegations are rebuilt newest start first, only until no
  * group left can hold a newer start than the newest found. Same result as a whole-tree read.
  */
-export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS, maxFileEvents = RECENT_MAX_FILE_EVENTS): Promise<PreparedAnalysis> {
+export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS, maxFileEvents = RECENT_MAX_FILE_EVENTS, retried = false): Promise<PreparedAnalysis> {
   const began = monotonicMs();
   const read = await readJournals(options, maxEvents, maxFileEvents);
   if (!read.cut) {
@@ -315,6 +315,13 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
   // A start without a parseable ts orders by its place in the files (delegationOrder): every delegation is needed.
   if (newest === 'untimed') return prepareAnalysis({ ...options, recentFirst: false });
   const { group, reread } = newest;
+  // A journal moved between the scan and the read back (a session archived to .jsonl.gz as the
+  // engine rotates it) may have held the newest delegation: a second run finds the new file.
+  // Once: a tree that keeps changing says so in the Limits line.
+  if (reread !== null && !retried) {
+    forgetScan(group);
+    return prepareLast(options, maxEvents, maxFileEvents, true);
+  }
   const r = resolveTarget(undefined, group);
   if (!r.ok) throw targetError(r, undefined, roots, scan, undefined, reread);
   // Checks compare with the delegations linked to the newest one, as the streamed `--all` does.

@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { analyze, buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareStreamedTarget, streamAll, type AnalyzeOptions } from '../../src/analyze.js';
+import { analyze, buildTraceReport, prepareAnalysis, prepareLast, prepareStreamedAll, prepareStreamedTarget, streamAll, type AnalyzeOptions } from '../../src/analyze.js';
 import { writeReportStream } from '../../src/cli/stream-report.js';
 import { FORMATTERS } from '../../src/format/index.js';
 import { discoverJournals } from '../../src/journal/discover.js';
@@ -247,6 +247,28 @@ describe('streamed --all (event index, one component at a time)', () => {
     const source = await prepareStreamedTarget(opts);
     expect(scans).toBe(2);
     expect([...source.items()].map(({ delegation: d }) => d.id)).toEqual(['d-rotated']);
+  });
+
+  it('last, read through the index, finds the newest delegation again when its journal is archived before the read back', async () => {
+    const { tree, archive } = twoSessions('archived-last', 'd-newest', 'd-older');
+    // s1 holds the newer delegation here: move s2's start an hour back.
+    const s2 = path.join(tree, 's2.jsonl');
+    writeFileSync(s2, readFileSync(s2, 'utf8').replace(/2026-05-01T10:/g, '2026-05-01T09:'));
+    let scans = 0;
+    const opts = {
+      cwd: ROOT,
+      checkOptions: { nowMs: NOW },
+      sessions: [tree],
+      jobs: 1,
+      onFile: (done: number, total: number) => {
+        if (done === total && scans++ === 0) archive();
+      },
+    };
+    // maxEvents 0: the recent-first read gives up at once, so the index path runs (and reads lines back).
+    const prepared = await prepareLast(opts, 0);
+    expect(scans).toBe(2);
+    expect(prepared.selected.map((d) => d.id)).toEqual(['d-newest']);
+    expect(prepared.notes.join('\n')).not.toMatch(/deleted or moved/);
   });
 
   it('appended lines after the scan are not read (offsets stay valid in an append-only journal)', async () => {

@@ -53,19 +53,35 @@ export interface FileIds {
   sessionIds: string[];
 }
 
+/**
+ * `x` for a delegation id of the shape `x#<digits>`, the shape of a reuse key: such an id is
+ * linked to `x`, so that grouping sees both and keeps a reused `x`'s keys apart from it.
+ */
+export function reuseKeyBase(id: string): string | null {
+  const hash = id.lastIndexOf('#');
+  if (hash <= 0 || hash === id.length - 1) return null;
+  for (let i = hash + 1; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c < 48 || c > 57) return null;
+  }
+  return id.slice(0, hash);
+}
+
 /** The ids that link an event to others: the same delegation, sub-run, parent run, retry or marker run. */
 export function linkIds(e: JournalEvent): (string | null)[] {
   switch (e.type) {
     case 'delegation_started':
-      return [e.delegationId, e.parentRunId];
+      return [e.delegationId, e.parentRunId, reuseKeyBase(e.delegationId)];
     case 'delegation_sub_run_started':
-      return [e.delegationId, e.subRunId, e.parentRunId, e.retryOf];
+      // Four links fill the record: the key shape's link takes an unused retry_of slot (its
+      // delegation's other events carry it anyway).
+      return [e.delegationId, e.subRunId, e.parentRunId, e.retryOf ?? reuseKeyBase(e.delegationId)];
     case 'delegation_retry':
-      return [e.delegationId, e.originalRunId, e.retryRunId];
+      return [e.delegationId, e.originalRunId, e.retryRunId, reuseKeyBase(e.delegationId)];
     case 'delegation_sub_run_completed':
-      return [e.delegationId, e.subRunId];
+      return [e.delegationId, e.subRunId, reuseKeyBase(e.delegationId)];
     case 'delegation_completed':
-      return [e.delegationId];
+      return [e.delegationId, reuseKeyBase(e.delegationId)];
     case 'sync_marker':
       return [e.runId];
     default:

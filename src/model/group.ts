@@ -73,14 +73,17 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   const delegations: Delegation[] = [];
 
   // Pass 1: one delegation per distinct (id, parent_run_id) start, and one more each time the same
-  // parent run starts the id again after it completed; a reused id becomes id#2….
+  // parent run starts the id again after it completed, or after it ended without a completion
+  // (the engine's Err) with every sub-run it started settled; a reused id becomes id#2….
   const lastCompletion = new Map<string, number>(); // delegation id → position of its latest delegation_completed so far
+  const openRuns = new OpenSubRuns();
   const startAt = new Map<Delegation, number>();
   // delegation id → parent_run_id → its latest delegation: an id started thousands of times
   // must not scan its list on every start.
   const latestByParent = new Map<string, Map<string | null, Delegation>>();
   events.forEach((e, at) => {
     if (e.type === 'delegation_completed') lastCompletion.set(e.delegationId, at);
+    openRuns.note(e);
     if (e.type !== 'delegation_started') return;
     const list = byId.get(e.delegationId) ?? [];
     let latest = latestByParent.get(e.delegationId);
@@ -91,7 +94,10 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     const same = latest.get(e.parentRunId);
     // Completed since that start: the engine writes one start per execute call, so this is a new one.
     const again = same !== undefined && (lastCompletion.get(e.delegationId) ?? -1) > startAt.get(same)!;
-    if (same && !again) {
+    // One start per execute call: a later start (not a copy of the line) once the first use has no
+    // sub-run left running is the id submitted again after an Err, not the first start repeated.
+    const resubmitted = same !== undefined && !again && startedLater(same.started, e) && !openRuns.has(e.delegationId, e.parentRunId);
+    if (same && !again && !resubmitted) {
       same.notes.push(`delegation_started is journaled more than once for this id (${e.file}:${e.line}); the first one is used.`);
       same.events.push(e);
       return;
@@ -101,7 +107,9 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     if (list.length > 0) {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
-        : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
+        : resubmitted
+          ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it ended without a delegation_completed, none of its sub-runs still running; each event was attached to the start before it.`
+          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
       // Each delegation keeps the first such note: the ones after the first got theirs when they
       // were added (as d), so only the first one of the list and d can lack it.
       if (list.length === 1 && !list[0].notes.some((n) => n.startsWith('delegation id reused'))) list[0].notes.push(note);
@@ -135,8 +143,29 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     else markersByRun.set(m.runId, [m]);
   }
   for (const d of delegations) buildRuns(d, markersByRun);
+  keepKeysApartFromIds(byId);
   linkNested(delegations);
   return delegations;
+}
+
+/**
+ * A reuse key `<id>#<n>` that is also a journaled delegation id (ids are any string) takes the next
+ * free number instead, so that a key names one block. Such an id is linked to `<id>` (linkIds),
+ * so every set of events grouped together holds both, and gives the same keys.
+ */
+function keepKeysApartFromIds(byId: Map<string, Delegation[]>): void {
+  let taken: Set<string> | null = null;
+  for (const [id, list] of byId) {
+    if (list.length < 2 || !list.some((d, i) => i > 0 && byId.has(d.key))) continue; // the usual case: no id of that shape
+    taken ??= new Set(byId.keys());
+    let n = 2;
+    for (let i = 1; i < list.length; i++) {
+      while (taken.has(`${id}#${n}`)) n++;
+      list[i].key = `${id}#${n}`;
+      taken.add(list[i].key);
+      n++;
+    }
+  }
 }
 
 /** The started delegations of a candidate list by start time, then list order; open ones linked. */
@@ -174,6 +203,59 @@ interface ListIndex {
  * Every lookup is indexed (by parent run, by start time, by started sub-run): an id reused
  * thousands of times must not make each of its events scan every delegation of the id.
  */
+/** Whether `later` starts strictly after `first` (both timed): a copy of the same line does not. */
+function startedLater(first: DelegationStartedEvent | null, later: DelegationStartedEvent): boolean {
+  return !!first?.time && !!later.time && compareInstants(later.time, first.time) > 0;
+}
+
+/**
+ * The sub-runs started and not yet completed so far in event order, by delegation id, with the
+ * parent runs that started them. Counted per parent, so a lookup does not walk the runs.
+ */
+class OpenSubRuns {
+  private readonly runs = new Map<string, Map<string, { parents: Set<string | null>; open: boolean }>>();
+  /** delegation id → parent run (null: named none) → open sub-runs it started. */
+  private readonly openBy = new Map<string, Map<string | null, number>>();
+
+  note(e: JournalEvent): void {
+    if (e.type === 'delegation_sub_run_started') {
+      let runs = this.runs.get(e.delegationId);
+      if (!runs) this.runs.set(e.delegationId, (runs = new Map()));
+      const parent = e.parentRunId ?? null;
+      let run = runs.get(e.subRunId);
+      if (!run) runs.set(e.subRunId, (run = { parents: new Set(), open: false }));
+      const isNew = !run.parents.has(parent);
+      run.parents.add(parent);
+      if (!run.open) {
+        run.open = true;
+        for (const p of run.parents) this.count(e.delegationId, p, 1);
+      } else if (isNew) this.count(e.delegationId, parent, 1);
+    } else if (e.type === 'delegation_sub_run_completed') {
+      const run = this.runs.get(e.delegationId)?.get(e.subRunId);
+      if (!run?.open) return;
+      run.open = false;
+      for (const p of run.parents) this.count(e.delegationId, p, -1);
+    }
+  }
+
+  /** A sub-run of `id` still running under `parentRunId` (one that names no parent run counts for every parent). */
+  has(id: string, parentRunId: string | null): boolean {
+    const open = this.openBy.get(id);
+    if (!open) return false;
+    if (parentRunId === null) {
+      for (const n of open.values()) if (n > 0) return true;
+      return false;
+    }
+    return (open.get(parentRunId) ?? 0) > 0 || (open.get(null) ?? 0) > 0;
+  }
+
+  private count(id: string, parent: string | null, by: number): void {
+    let open = this.openBy.get(id);
+    if (!open) this.openBy.set(id, (open = new Map()));
+    open.set(parent, (open.get(parent) ?? 0) + by);
+  }
+}
+
 class ReusedIdOwners {
   /** sub_run_id → parent_run_id of its start, for the reused ids only (built when first needed). */
   private parentOfRun: Map<string, string> | null = null;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/cli.js';
+import path from 'node:path';
+import { FIXTURES, runBin } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
 
 // One id started on Monday (completed) and again on Tuesday: two blocks that only the key tells apart.
@@ -33,5 +34,39 @@ describe('a reused delegation id in the report headings', () => {
     const r = await run('html');
     expect(r.stdout).toContain(`<code class="did">${ID} (key ${ID}#2)</code>`);
     expect(r.stdout).toContain(`<code>${ID}#2</code>`);
+  });
+});
+
+// `build` started by three parent runs, beside delegations whose own ids are `build#2` and `build#4`.
+describe('a reused id beside ids of the reuse-key shape (fixtures/formats/reuse-key-shaped-ids.jsonl)', () => {
+  const FIXTURE = path.join(FIXTURES, 'formats', 'reuse-key-shaped-ids.jsonl');
+  const runOn = (args: string[]) => runBin(['--sessions', FIXTURE, '--fail-on', 'none', '--now', '2030-01-01T00:00:00Z', ...args]);
+
+  it('json: every block has its own key; the reuse keys skip the journaled ids', async () => {
+    const r = JSON.parse((await runOn(['--all', '--format', 'json'])).stdout) as { delegations: { id: string; key: string; parentRunId: string }[] };
+    expect(r.delegations.map((d) => [d.id, d.key, d.parentRunId])).toEqual([
+      ['build', 'build', 'run-p1'],
+      ['build#2', 'build#2', 'run-p3'],
+      ['build', 'build#3', 'run-p2'],
+      ['build#4', 'build#4', 'run-p5'],
+      ['build', 'build#5', 'run-p4'],
+    ]);
+  });
+
+  it('a key names one block: build#2 is the delegation of that id, build#3 the second use of build', async () => {
+    const own = (await runOn(['build#2'])).stdout;
+    expect(own.match(/^(Delegation Trace|Parent run): .*$/gm)).toEqual(['Delegation Trace: build#2', 'Parent run: run-p3']);
+    const second = (await runOn(['build#3'])).stdout;
+    expect(second.match(/^Delegation Trace: .*$/gm)).toEqual(['Delegation Trace: build (key build#3)']);
+  });
+
+  it('otlp, chrome-trace and html keep all five delegations apart', async () => {
+    const otlp = JSON.parse((await runOn(['--all', '--format', 'otlp'])).stdout) as { resourceSpans: { scopeSpans: { spans: { parentSpanId?: string }[] }[] }[] };
+    const spans = otlp.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+    expect(spans.filter((s) => !s.parentSpanId)).toHaveLength(5); // one root span per delegation
+    const trace = JSON.parse((await runOn(['--all', '--format', 'chrome-trace'])).stdout) as { traceEvents: { pid: number }[] };
+    expect(new Set(trace.traceEvents.map((e) => e.pid)).size).toBe(5);
+    const html = (await runOn(['--all', '--format', 'html'])).stdout;
+    expect(html.match(/<section class="delegation" id="d\d+"/g)).toEqual([0, 1, 2, 3, 4].map((i) => `<section class="delegation" id="d${i}"`));
   });
 });

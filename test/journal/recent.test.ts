@@ -333,9 +333,10 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     // d-x (still open) was started twice: its group's newest start record is the repeat (NOW - 1 h),
     // but the delegation orders by its first start (3 days ago). d-y, in another group, started in
     // between and is the newest delegation: the group rebuilt first does not hold the answer.
-    // (A repeat after d-x's completion would be a new delegation, and the newest.)
+    // (A repeat after d-x's completion, or once none of its sub-runs is running, would be a new
+    // delegation, and the newest: its reviewer run is left running here.)
     const x = delegation('d-x', NOW - 3 * DAY);
-    const { inMemory, indexed } = await restartedX(root, [...x.head, ...x.runs]);
+    const { inMemory, indexed } = await restartedX(root, [...x.head, ...x.runs.slice(0, 3)]);
     expect(JSON.parse(indexed.out).delegations.map((d: { id: string }) => d.id)).toEqual(['d-y']);
     expect(indexed).toEqual(inMemory);
   });
@@ -345,6 +346,15 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     dirs.push(root);
     const x = delegation('d-x', NOW - 3 * DAY);
     const { inMemory, indexed } = await restartedX(root, [...x.head, ...x.runs, ...x.tail]);
+    expect(JSON.parse(indexed.out).delegations.map((d: { key: string }) => d.key)).toEqual(['d-x#2']);
+    expect(indexed).toEqual(inMemory);
+  });
+
+  it('takes a start by the same parent run after the first use ended without a completion, its sub-runs settled, as a new delegation', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const x = delegation('d-x', NOW - 3 * DAY);
+    const { inMemory, indexed } = await restartedX(root, [...x.head, ...x.runs]);
     expect(JSON.parse(indexed.out).delegations.map((d: { key: string }) => d.key)).toEqual(['d-x#2']);
     expect(indexed).toEqual(inMemory);
   });

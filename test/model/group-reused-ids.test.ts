@@ -32,14 +32,25 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
   const out: Assigned[] = [];
   const lastCompletion = new Map<string, number>();
   const startAt = new Map<Assigned, number>();
+  // Every sub-run start so far, and the completions: a run is open while it has no completion yet.
+  const subStarts: { id: string; run: string; parent: string | null }[] = [];
+  const completedRuns = new Set<string>();
   events.forEach((e, at) => {
     if (e.type === 'delegation_completed') lastCompletion.set(e.delegationId, at);
+    if (e.type === 'delegation_sub_run_started') {
+      completedRuns.delete(`${e.delegationId}\u0000${e.subRunId}`);
+      subStarts.push({ id: e.delegationId, run: e.subRunId, parent: e.parentRunId ?? null });
+    }
+    if (e.type === 'delegation_sub_run_completed') completedRuns.add(`${e.delegationId}\u0000${e.subRunId}`);
     if (e.type !== 'delegation_started') return;
     const list = byId.get(e.delegationId) ?? [];
     let same: Assigned | undefined;
     for (const d of list) if (d.parentRunId === e.parentRunId) same = d;
     const again = same !== undefined && (lastCompletion.get(e.delegationId) ?? -1) > startAt.get(same)!;
-    if (same && !again) {
+    const open = subStarts.some((r) => r.id === e.delegationId && (r.parent === null || e.parentRunId === null || r.parent === e.parentRunId) && !completedRuns.has(`${r.id}\u0000${r.run}`));
+    const later = !!same?.started?.time && !!e.time && compareInstants(e.time, same.started.time) > 0;
+    const resubmitted = same !== undefined && !again && later && !open;
+    if (same && !again && !resubmitted) {
       same.notes.push(`delegation_started is journaled more than once for this id (${e.file}:${e.line}); the first one is used.`);
       same.events.push(e);
       return;
@@ -49,7 +60,9 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
     if (list.length > 0) {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
-        : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
+        : resubmitted
+          ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it ended without a delegation_completed, none of its sub-runs still running; each event was attached to the start before it.`
+          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
       for (const other of [...list, d]) if (!other.notes.some((n) => n.startsWith('delegation id reused'))) other.notes.push(note);
     }
     list.push(d);

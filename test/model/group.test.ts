@@ -236,10 +236,37 @@ describe('groupDelegations', () => {
   });
 
   it('keeps the first of two identical starts and notes the repeat', () => {
-    const [d, ...rest] = group({ 's.jsonl': [fanOut(T(1), 'd', 'p', ['x']), fanOut(T(2), 'd', 'p', ['x'])] });
+    const [d, ...rest] = group({ 's.jsonl': [fanOut(T(1), 'd', 'p', ['x']), fanOut(T(1), 'd', 'p', ['x'])] });
     expect(rest).toHaveLength(0);
     expect(d.started?.line).toBe(1);
     expect(d.notes.join(' ')).toMatch(/more than once.*s\.jsonl:2/);
+  });
+
+  it('a parent run starting the id again after it ended without a completion (Err), its sub-runs settled: a new delegation, id#2', () => {
+    const [first, second, ...rest] = group({
+      's.jsonl': [
+        fanOut(T(1), 'd', 'p', ['x']),
+        sub(T(2), 'd', 'r-1', 'p', 'x'),
+        done(T(3), 'd', 'r-1', 'x', 'cancelled'),
+        fanOut(T(10), 'd', 'p', ['x']),
+        sub(T(11), 'd', 'r-2', 'p', 'x'),
+        done(T(12), 'd', 'r-2', 'x'),
+        fin(T(13), 'd', 1, 1, 0),
+      ],
+    });
+    expect(rest).toHaveLength(0);
+    expect([first.key, [...first.runs.keys()], first.completed]).toEqual(['d', ['r-1'], null]);
+    expect([second.key, [...second.runs.keys()], second.completed?.line]).toEqual(['d#2', ['r-2'], 7]);
+    expect(second.notes.join(' ')).toMatch(/ended without a delegation_completed, none of its sub-runs still running/);
+  });
+
+  it('a second start of the same parent run while a sub-run of the first is still running is folded into the first', () => {
+    const [d, ...rest] = group({
+      's.jsonl': [fanOut(T(1), 'd', 'p', ['x', 'y']), sub(T(2), 'd', 'r-1', 'p', 'x'), fanOut(T(5), 'd', 'p', ['x', 'y']), sub(T(6), 'd', 'r-2', 'p', 'y'), done(T(7), 'd', 'r-1', 'x'), done(T(8), 'd', 'r-2', 'y'), fin(T(9), 'd', 2, 2, 0)],
+    });
+    expect(rest).toHaveLength(0);
+    expect([...d.runs.keys()]).toEqual(['r-1', 'r-2']);
+    expect(d.notes.join(' ')).toMatch(/more than once.*s\.jsonl:3/);
   });
 
   it('gives events without a delegation_started a delegation with started null (orphans)', () => {

@@ -15,7 +15,7 @@ import { scanJournals } from '../journal/scan.js';
 import { inflateArchive } from '../journal/archive.js';
 import { describeError, isGzipPath, LineScanner, noteReadFailure, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
-import type { Delegation } from '../model/delegation.js';
+import { instanceKey, type Delegation } from '../model/delegation.js';
 import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
 import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
@@ -151,14 +151,14 @@ class Follower {
   /**
    * Printed delegations, with how many events, markers and nested delegations they had then
    * (later ones, a late result, a retry, a cancel marker, print it again) and a hash of the report printed (a journal read again from its start
-   * prints it again only if its report changed).
+   * prints it again only if its report changed), by instanceKey.
    */
   private readonly printed = new Map<string, { events: number; report: number }>();
   /** Journals read again from their start (rewritten, replaced, archived) since the last evaluation. */
   private readonly forgottenFiles = new Set<number>();
   /** Delegations that had events in those journals when they were dropped (moved elsewhere since, maybe). */
   private readonly forgottenKeys = new Set<string>();
-  /** Delegation key → its newest activity when the stale notice was printed, and what that report said. */
+  /** Delegation (instanceKey: `key` renumbers when a reused id's earlier use arrives late) → its newest activity when the stale notice was printed, and what that report said. */
   private readonly staleAt = new Map<string, { newest: number; digest: number }>();
   /** The delegation a named target that is a sub-run id belongs to, when the replay ended (the no-match warning names it). */
   private subRunOwner: string | null = null;
@@ -266,7 +266,7 @@ class Follower {
     const t = this.target;
     if (t !== undefined && t !== '' && t !== 'last') this.subRunOwner = this.delegations.find((d) => d.runs.has(t))?.key ?? null;
     this.evaluate();
-    this.replayKeys = new Set(this.delegations.map((d) => d.key));
+    this.replayKeys = new Set(this.delegations.map(instanceKey));
     this.watchTree();
     const pollMs = this.settings.pollMs ?? 1000;
     this.timer = setInterval(() => {
@@ -448,11 +448,15 @@ class Follower {
   private async replaySet(files: JournalFile[], onFile?: (done: number, total: number, bytes: number) => void): Promise<Set<number>> {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
-    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile }), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS });
+    // Paced as the replay is (breathe): this read can take seconds, and a Ctrl-C must be seen.
+    const pace = () => this.breathe();
+    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile, pace }), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS });
+    if (this.stopRequested) return every; // start() stops before reading any of it
     if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
     if (r.read === r.total && !r.readInPart) return every; // a small tree: read whole already
     r.scan.events.length = 0;
-    const { index } = await indexJournalsParallel(files, { jobs: this.settings.options.jobs, starts: true, onFile });
+    const { index } = await indexJournalsParallel(files, { jobs: this.settings.options.jobs, starts: true, onFile, pace });
+    if (this.stopRequested) return every;
     const newest = newestGroup(index, files);
     return newest === 'untimed' ? every : newest.files;
   }
@@ -537,7 +541,7 @@ class Follower {
   private forget(tail: Tail): void {
     // Their reports may change (other lines, another file): checked at the next evaluation.
     this.forgottenFiles.add(tail.fileIndex);
-    for (const d of this.delegations) if (this.printed.has(d.key) && d.events.some((e) => e.fileIndex === tail.fileIndex)) this.forgottenKeys.add(d.key);
+    for (const d of this.delegations) if (this.printed.has(instanceKey(d)) && d.events.some((e) => e.fileIndex === tail.fileIndex)) this.forgottenKeys.add(instanceKey(d));
     // Sleeping groups with lines in it wake first, so that what they held of it is dropped too.
     const slept = this.sleeping.wakeFile(tail.fileIndex);
     for (const key of slept.keys) if (this.printed.has(key)) this.forgottenKeys.add(key);
@@ -568,7 +572,15 @@ class Follower {
       return;
     }
     if (!st.isFile()) {
-      tail.scanner.stats.error = 'not a regular file'; // replaced by a FIFO or a folder: never opened
+      // Replaced by a FIFO or a folder: never opened, and what the file gave is dropped as for a
+      // removed one (its replayed lines can no longer be read back; a FIFO would block the read).
+      if (tail.offset > 0 || tail.size >= 0) {
+        this.reset(tail);
+        tail.size = tail.mtimeMs = -1;
+        tail.unreadUpTo = undefined;
+        this.active.set(tail, Date.now()); // a file may take its place again: looked at every poll
+      }
+      tail.scanner.stats.error = 'not a regular file';
       return;
     }
     // Written elsewhere and renamed over it (rsync, editors, atomic writers): not an append.
@@ -665,15 +677,15 @@ class Follower {
   /** Holds new events, with the dormant groups of the replay they link to. */
   private hold(events: JournalEvent[]): void {
     if (this.dormant) {
-      try {
-        const lost = this.dormant.changedLines;
-        const woken = this.dormant.wakeLinked(events);
-        if (woken.length) this.groups.add(woken);
+      const lost = this.dormant.changedLines;
+      const { woken, failure } = this.dormant.wakeLinked(events);
+      if (woken.length) this.groups.add(woken);
+      if (failure !== null) {
+        // Out of file descriptors, or a journal unreadable for now: the new events are held anyway, and the group is woken at its next event.
+        this.warnOnce(`could not read replayed lines back (${describeError(failure)}): reports may miss events until it can`);
+      } else {
         const more = this.dormant.changedLines - lost;
         if (more) this.io.stderr.write(`trace-delegation: ${more} replayed ${more === 1 ? 'line' : 'lines'} could not be read back (the journal was removed or rewritten since): reports leave ${more === 1 ? 'it' : 'them'} out\n`);
-      } catch (err) {
-        // Out of file descriptors, say: the new events are held anyway, and the group is woken at its next event.
-        this.warnOnce(`could not read replayed lines back (${describeError(err)}): reports may miss events until it can`);
       }
     }
     const woken = this.sleeping.wakeLinked(events);
@@ -801,7 +813,7 @@ class Follower {
       if (!this.replayKeys) {
         const started = all.filter((d) => d.started);
         const newest = started.length ? started.reduce((a, b) => (delegationOrder(a, b) >= 0 ? a : b)) : null;
-        this.newestAtReplay = newest?.key ?? null;
+        this.newestAtReplay = newest ? instanceKey(newest) : null;
         this.newestKeyAtReplay = newest ? orderKey(newest) : null;
       }
       // A new group without its delegation_started is not a delegation that started after the
@@ -809,7 +821,7 @@ class Follower {
       // one that starts before the newest of the replay: an old session archived or copied in.
       const before = this.replayKeys;
       const newer = (d: Delegation) => this.newestKeyAtReplay === null || compareKeys(orderKey(d), this.newestKeyAtReplay) > 0;
-      return all.filter((d) => d.key === this.newestAtReplay || (before !== null && !before.has(d.key) && d.started !== null && newer(d)));
+      return all.filter((d) => instanceKey(d) === this.newestAtReplay || (before !== null && !before.has(instanceKey(d)) && d.started !== null && newer(d)));
     }
     // A prefix stays on the id it first resolved to: a later id with the same prefix (which makes
     // the plain command call it ambiguous) is named on stderr, not followed in silence.
@@ -886,7 +898,7 @@ class Follower {
     this.lastEvaluation = Date.now();
     if (this.groups.stale) this.delegations = this.groups.delegations();
     if (this.lateReplay.size && this.replayKeys) {
-      for (const d of this.delegations) if (d.events.some((e) => this.lateReplay.has(e))) this.replayKeys.add(d.key);
+      for (const d of this.delegations) if (d.events.some((e) => this.lateReplay.has(e))) this.replayKeys.add(instanceKey(d));
       this.lateReplay.clear();
     }
     const now = this.now();
@@ -907,14 +919,14 @@ class Follower {
     const named = !this.all() && this.target !== 'last' ? new Set(followed) : null;
     const due = (d: Delegation, group: readonly Delegation[]) => {
       if (d.started && !d.completed) return true;
-      const printedWith = this.printed.get(d.key);
+      const printedWith = this.printed.get(instanceKey(d));
       return printedWith !== undefined && printedWith.events !== reportInputs(d, group);
     };
     const taken = this.groups.takeQuiet(Date.now() - (this.settings.sleepAfterMs ?? SLEEP_AFTER_MS), (ds) => !ds.some((d) => due(d, ds) || named?.has(d)));
     if (taken.length === 0) return;
     for (const { events, delegations } of taken) {
       this.sleeping.put(events);
-      for (const d of delegations) this.staleAt.delete(d.key);
+      for (const d of delegations) this.staleAt.delete(instanceKey(d));
     }
     this.delegations = this.groups.delegations();
   }
@@ -925,14 +937,14 @@ class Follower {
    * `all`: its group, when the caller has it (the replay).
    */
   private consider(d: Delegation, now: number, all?: Delegation[]): void {
-    const printedWith = this.printed.get(d.key);
+    const printedWith = this.printed.get(instanceKey(d));
     if (printedWith !== undefined) {
       const inputs = reportInputs(d, all ?? this.groups.linkedTo(d));
       if (inputs > printedWith.events) {
         const more = inputs - printedWith.events;
         this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
         this.printReport(d, now, all);
-      } else if (this.forgottenKeys.has(d.key) || (this.forgottenFiles.size > 0 && d.events.some((e) => this.forgottenFiles.has(e.fileIndex)))) {
+      } else if (this.forgottenKeys.has(instanceKey(d)) || (this.forgottenFiles.size > 0 && d.events.some((e) => this.forgottenFiles.has(e.fileIndex)))) {
         // Read again from a rewritten or replaced journal: printed again if what it says changed
         // (not for a new file name or line alone: archiving a journal would reprint all of it).
         const rendered = this.render(d, now, all);
@@ -951,11 +963,11 @@ class Follower {
     // "still running"; once they stop, the report can say why (engine error, crashed).
     const newest = this.newestActivityMs(d);
     if (newest === null || now - newest < this.staleAfterMs) return;
-    const warned = this.staleAt.get(d.key);
+    const warned = this.staleAt.get(instanceKey(d));
     if (warned !== undefined && warned.newest >= newest) return; // already said, and nothing new since
     const rendered = this.render(d, now, all);
     const digest = reportDigest(rendered.report);
-    this.staleAt.set(d.key, { newest, digest });
+    this.staleAt.set(instanceKey(d), { newest, digest });
     if (warned !== undefined && warned.digest === digest) return; // its session went on, and the report says the same
     this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and nothing new in its journals for ${humanDuration(now - newest)} (--stale-after ${humanDuration(this.staleAfterMs)})${warned ? '; what its report says changed' : ''}\n`);
     this.print(rendered.text); // a notice, not its report: that comes with its completion
@@ -978,7 +990,7 @@ class Follower {
 
   /** Prints d's report (`rendered`: already) and notes what it was printed with. */
   private printReport(d: Delegation, now: number, group?: Delegation[], rendered = this.render(d, now, group)): void {
-    this.printed.set(d.key, { events: reportInputs(d, group ?? this.groups.linkedTo(d)), report: reportDigest(rendered.report) });
+    this.printed.set(instanceKey(d), { events: reportInputs(d, group ?? this.groups.linkedTo(d)), report: reportDigest(rendered.report) });
     this.print(rendered.text);
   }
 

@@ -175,9 +175,14 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
     const here = new HereScanner(mode, record, false, perFile);
-    for (const g of groups) await here.take(g);
+    let stopped = false;
+    for (const g of groups) {
+      await here.take(g);
+      if (options.pace && (stopped = await options.pace())) break;
+    }
     await here.drain();
     options.onPlan?.({ threads: 0, fellBack: 0 });
+    if (stopped) return results.filter((o) => o !== undefined); // the files read before the stop
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
     const fellBack = await runPool(queue, jobs, record, files, mode, perFile);

@@ -13,6 +13,11 @@ export interface ScanOptions {
   onFile?: (done: number, total: number, bytes: number) => void;
   /** Each file stops being read once it keeps more than this many events (ScanFileInput.maxEvents). */
   maxEventsPerFile?: number;
+  /**
+   * Awaited after each file read by this thread: follow mode turns the event loop there, so that
+   * a Ctrl-C is seen during a long replay. True stops the scan; its result is then partial.
+   */
+  pace?: () => Promise<boolean>;
 }
 
 /** Reads every file in order; one unreadable or corrupt file never stops the others. */
@@ -34,6 +39,7 @@ export async function scanJournals(files: JournalFile[], options: ScanOptions = 
     result.files.push(out.stats);
     bytes += out.stats.bytes;
     options.onFile?.(i + 1, files.length, bytes);
+    if (options.pace && (await options.pace())) break;
   }
   return result;
 }

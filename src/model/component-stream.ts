@@ -2,12 +2,12 @@
 // (a component of the event index) in memory at a time. Each component's lines are read again
 // from their journals, parsed and grouped exactly as a whole scan would group them; only the
 // components whose first delegation is due are held.
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stopOnDescriptorExhaustion, type JournalFile } from '../journal/discover.js';
 import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
 import { hash53, windowHashes } from '../journal/id-hash.js';
 import { normalizeLine } from '../journal/normalize.js';
-import { describeError } from '../journal/scan-file.js';
+import { describeError, OPEN_FLAGS } from '../journal/scan-file.js';
 import type { JournalEvent } from '../journal/types.js';
 import { MIN_SUBSTRING } from '../journal/preview.js';
 import { forgetScan, localPreviewsIn, registerForeignPreviews, type PreviewRef } from './cross-index.js';
@@ -140,14 +140,25 @@ class RecordReader {
 
   /** Opens a journal; out of descriptors (a low `ulimit -n`), the ones kept open here go first. */
   private openFreeing(p: string): number {
+    let fd: number;
     try {
-      return openSync(p, 'r');
+      fd = openSync(p, OPEN_FLAGS);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if ((code !== 'EMFILE' && code !== 'ENFILE') || this.open.size === 0) throw err;
       this.close();
-      return openSync(p, 'r');
+      fd = openSync(p, OPEN_FLAGS);
     }
+    // Not blocking, and a regular file only: a journal swapped for a FIFO since the scan would
+    // otherwise wait for a writer, with the event loop (and Ctrl-C) stuck behind it.
+    let regular = false;
+    try {
+      regular = fstatSync(fd).isFile();
+    } finally {
+      if (!regular) closeSync(fd);
+    }
+    if (!regular) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+    return fd;
   }
 
   /** The event of record r from its line at buf[s, s + length), when `got` bytes are valid. */
@@ -230,6 +241,22 @@ export class ComponentMaterializer {
   /** Component c's events, read again from their lines. */
   eventsOf(c: number): JournalEvent[] {
     return this.reader.events(this.plan.components.recordsOf(c));
+  }
+
+  /** Journals that could not be opened again for a reason other than being gone (`display: reason`). */
+  get unopenable(): ReadonlyMap<number, string> {
+    return this.reader.unopenable;
+  }
+
+  /** Journals gone since the scan (deleted or moved), by display name. */
+  get gone(): ReadonlyMap<number, string> {
+    return this.reader.gone;
+  }
+
+  /** Tries journals that could not be opened again anew at their next read (follow mode: permissions come back). */
+  forgetFailedOpens(): void {
+    this.reader.gone.clear();
+    this.reader.unopenable.clear();
   }
 
   /** Forgets the components kept for preview lookups (their lines changed). */

@@ -97,3 +97,12 @@ export function isSuccess(run: SubRun): boolean {
 export function firstStart(run: SubRun): SubRunStartedEvent | null {
   return run.starts[0] ?? null;
 }
+
+/**
+ * Names one use of a delegation id for as long as a process runs (follow mode's bookkeeping): its
+ * id, parent run and start `ts`; an orphan, its key. `key`'s `#n` counts uses in start order, so a
+ * use that sorts earlier (a session copied in later) renumbers the ones after it; this does not.
+ */
+export function instanceKey(d: Delegation): string {
+  return d.started ? `${d.id}\u0000${d.parentRunId ?? ''}\u0000${d.started.ts}` : `\u0001${d.key}`;
+}

@@ -39,32 +39,55 @@ export class DormantComponents {
     }
   }
 
-  /** Component c's events, from now on held by the caller (none when it is awake already). */
+  /**
+   * Component c's events, from now on held by the caller (none when it is awake already). Throws
+   * when its lines cannot all be read (out of descriptors, a journal unreadable for now): it then
+   * stays dormant, and is tried again at its next event.
+   */
   wake(c: number): JournalEvent[] {
     if (this.awake.has(c)) return [];
-    const events = this.materializer.eventsOf(c); // may throw (out of descriptors): then it stays dormant
+    const events = this.materializer.eventsOf(c);
+    // Gone (before its tail saw it go: then its lines are skipped) or unreadable for now.
+    const [unopened] = [...this.materializer.unopenable.values(), ...[...this.materializer.gone.values()].map((display) => `${display}: no such file`)];
+    if (unopened !== undefined) {
+      this.materializer.forgetFailedOpens(); // tried again next time, not given up for the session
+      throw new Error(unopened);
+    }
     this.awake.add(c);
     return events;
   }
 
-  /** The events of the dormant components that `events` share an id with, now awake. */
-  wakeLinked(events: readonly JournalEvent[]): JournalEvent[] {
+  /**
+   * The events of the dormant components that `events` share an id with, now awake. A component
+   * that cannot be woken stays dormant; the others are still returned, and `failure` says why.
+   */
+  wakeLinked(events: readonly JournalEvent[]): { woken: JournalEvent[]; failure: unknown } {
     const woken: JournalEvent[] = [];
+    let failure: unknown = null;
     for (const e of events)
       for (const id of linkIds(e)) {
         if (id === null) continue;
         const c = this.componentOfId.get(hash53(id)); // a hash collision only wakes one more
-        if (c !== undefined && !this.awake.has(c)) for (const w of this.wake(c)) woken.push(w);
+        if (c === undefined || this.awake.has(c)) continue;
+        try {
+          for (const w of this.wake(c)) woken.push(w);
+        } catch (err) {
+          failure ??= err;
+        }
       }
-    if (woken.length) this.materializer.close();
-    return woken;
+    this.materializer.close();
+    this.materializer.forgetFailedOpens();
+    return { woken, failure };
   }
 
   /** Output previews matching `texts` in dormant components (awake ones are the caller's to search). */
   previews(texts: readonly string[]): PreviewRef[] {
-    const found = this.materializer.previewsOutside(texts, (c) => this.awake.has(c));
-    this.materializer.close();
-    return found;
+    try {
+      return this.materializer.previewsOutside(texts, (c) => this.awake.has(c));
+    } finally {
+      this.materializer.close();
+      this.materializer.forgetFailedOpens();
+    }
   }
 
   /** A journal is read again from its start: its indexed lines are left out from now on. */

@@ -14,6 +14,7 @@ import { MIN_SUBSTRING, previewKeys } from '../journal/preview.js';
 import type { JournalEvent } from '../journal/types.js';
 import { localPreviewsIn, type PreviewRef } from './cross-index.js';
 import { groupDelegations } from './group.js';
+import { instanceKey } from './delegation.js';
 
 /** A sleeping group: its events, structured-cloned (v8.serialize keeps undefined, -0, Infinity and lone surrogates) and deflated. */
 interface Sleeper {
@@ -82,13 +83,13 @@ export class SleepingGroups {
     return woken;
   }
 
-  /** Wakes the groups with events in a journal (read again from its start): their events, and their delegations' keys. */
+  /** Wakes the groups with events in a journal (read again from its start): their events, and their delegations' instanceKeys. */
   wakeFile(fileIndex: number): { events: JournalEvent[]; keys: string[] } {
     const events: JournalEvent[] = [];
     const keys: string[] = [];
     for (const s of [...(this.byFile.get(fileIndex) ?? [])]) {
       const back = this.wake(s);
-      for (const d of groupDelegations(back)) keys.push(d.key);
+      for (const d of groupDelegations(back)) keys.push(instanceKey(d));
       for (const e of back) events.push(e);
     }
     return { events, keys };

@@ -631,17 +631,19 @@ describe('--follow', () => {
     const file = path.join(dir, 's-1.jsonl');
     const failedRun = ev.subCompleted(iso(), { delegation_id: 'd-rw', sub_run_id: 'r-d-rw', agent_id: 'coder', status: 'failed', error: 'boom' });
     const partial = ev.completed(iso(), { delegation_id: 'd-rw', pattern: 'fan_out', total_sub_runs: 1, succeeded: 0, failed: 1, aggregated_status: 'failed' });
-    writeFileSync(file, journal(started('d-rw'), subStarted('d-rw'), failedRun, partial));
-    writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-other')));
+    const head = [started('d-rw'), subStarted('d-rw')];
+    writeFileSync(file, journal(...head, failedRun, partial));
+    const other = journal(...whole('d-other'));
+    writeFileSync(path.join(dir, 's-2.jsonl'), other);
     const f = follow(dir, ['--format', 'ndjson']);
     await f.waitFor(READY, 45_000, 'stderr');
     await f.waitFor(/"id":"d-other"/);
-    // The same number of events, now saying the run succeeded: written aside and renamed over it.
-    writeFileSync(`${file}.tmp`, journal(...whole('d-rw')));
+    // The same start and number of events, now saying the run succeeded: written aside and renamed over it.
+    writeFileSync(`${file}.tmp`, journal(...head, subDone('d-rw'), completed('d-rw')));
     renameSync(`${file}.tmp`, file);
     await f.waitFor(/"id":"d-rw"[\s\S]*"id":"d-other"[\s\S]*"id":"d-rw"/);
     // d-other's journal archived: the same report from another file, not printed again.
-    writeFileSync(path.join(dir, 's-2.jsonl.gz'), gzipSync(journal(...whole('d-other'))));
+    writeFileSync(path.join(dir, 's-2.jsonl.gz'), gzipSync(other));
     unlinkSync(path.join(dir, 's-2.jsonl'));
     await sleep(800);
     expect(await f.stop()).toBe(0);
@@ -649,6 +651,35 @@ describe('--follow', () => {
     expect(printed.map((d: { id: string }) => d.id)).toEqual(['d-rw', 'd-other', 'd-rw']);
     expect(printed.map((d: { status: { aggregated: string } }) => d.status.aggregated)).toEqual(['failed', 'completed', 'completed']);
     expect(f.err()).toMatch(/delegation d-rw changed since its report \(its journal was rewritten\): reported again/);
+  });
+
+  it('prints each use of a reused id once, even when a use that sorts earlier arrives later and renumbers the #n keys', async () => {
+    const dir = tree();
+    const t0 = Date.now() - 3 * 3600_000;
+    const use = (parent: string, hours: number) => {
+      const at = (s: number) => iso(t0 + hours * 3600_000 + s * 1000);
+      return [
+        ev.started(at(0), { delegation_id: 'd-r', parent_run_id: parent, pattern: 'fan_out', agent_ids: ['coder'] }),
+        ev.subStarted(at(1), { delegation_id: 'd-r', sub_run_id: `r-${parent}`, parent_run_id: parent, agent_id: 'coder' }),
+        ev.subCompleted(at(2), { delegation_id: 'd-r', sub_run_id: `r-${parent}`, agent_id: 'coder', status: 'completed', output_preview: `out ${parent}` }),
+        ev.completed(at(3), { delegation_id: 'd-r', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `out ${parent}` }),
+      ];
+    };
+    writeFileSync(path.join(dir, 's-a.jsonl'), journal(...use('P1', 0)));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    appendFileSync(path.join(dir, 's-a.jsonl'), journal(...use('P9', 2))); // d-r#2
+    await f.waitFor(/"parentRunId":"P9"/);
+    writeFileSync(path.join(dir, 's-b.jsonl'), journal(...use('P10', 1))); // sorts before P9's: now #2, and P9's #3
+    await f.waitFor(/"parentRunId":"P10"/);
+    await sleep(1000); // several polls: nothing else is due
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l) as { key: string; parentRunId: string });
+    expect(printed.map((d) => [d.parentRunId, d.key])).toEqual([
+      ['P1', 'd-r'],
+      ['P9', 'd-r#2'],
+      ['P10', 'd-r#2'],
+    ]);
   });
 
   it('reads a journal archived while followed (written as .jsonl.gz, the .jsonl removed) from its archive', async () => {

@@ -203,3 +203,19 @@ describe('scanJournalsParallel', () => {
     expect(calls.at(-1)).toEqual([files.length, files.length, r.files.reduce((n, f) => n + f.bytes, 0)]);
   });
 });
+
+describe('pace (follow mode turns the event loop between files, and stops on Ctrl-C)', () => {
+  it('is awaited after each file read here, and true stops the scan: one thread, and scanJournals', async () => {
+    const files = await discoverJournals([path.join(FIXTURES, 'sessions')], ROOT);
+    expect(files.length).toBeGreaterThan(3);
+    for (const scan of [(pace: () => Promise<boolean>) => scanJournalsParallel(files, { jobs: 1, pace }), (pace: () => Promise<boolean>) => scanJournals(files, { pace })]) {
+      let calls = 0;
+      const whole = await scan(async () => (calls++, false));
+      expect(calls).toBeGreaterThanOrEqual(3); // once per file, or per session pair read together
+      let asked = 0;
+      const cut = await scan(async () => ++asked === 2);
+      expect(asked).toBe(2);
+      expect(cut.files.filter(Boolean).length).toBeLessThan(whole.files.length);
+    }
+  });
+});

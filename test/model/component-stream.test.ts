@@ -18,6 +18,7 @@ import { indexJournalsParallel } from '../../src/journal/parallel.js';
 import { streamDelegations } from '../../src/model/component-stream.js';
 import { hash53, NumberTable, windowHash, windowHashes } from '../../src/journal/id-hash.js';
 import { FIXTURES, ROOT, runBin, runMain } from '../helpers/cli.js';
+import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const steady = (s: string) => s.replace(/"durationMs": \d+/, '"durationMs": 0');
@@ -228,6 +229,16 @@ describe('streamed --all (event index, one component at a time)', () => {
     const limits = report.limits.join('\n');
     expect(limits).toMatch(/4 delegation lines could not be read again after the scan: \S*s1\.jsonl was deleted or moved meanwhile \(a session archived to \.jsonl\.gz, say\); those events are left out: run again\./);
     expect(limits).not.toMatch(/rewritten/);
+  });
+
+  it.skipIf(!hasMkfifo)('a journal swapped for a FIFO after the scan is named, not opened for reading (it would block until a writer came)', async () => {
+    const { tree } = twoSessions('fifo-meanwhile', 'd-1', 'd-2');
+    const report = await reportAfter(tree, () => {
+      unlinkSync(path.join(tree, 's1.jsonl'));
+      mkfifo(path.join(tree, 's1.jsonl'));
+    });
+    expect(report.delegations.map((d: { id: string }) => d.id)).toEqual(['d-2']);
+    expect(report.limits.join('\n')).toMatch(/could not be read again after the scan \(\S*s1\.jsonl: not a regular file\)/);
   });
 
   it('a named target whose journal is archived between the scan and the read back is found by a second run', async () => {

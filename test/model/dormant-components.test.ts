@@ -1,6 +1,7 @@
 // Follow mode keeps its replay as an event index: dormant groups of linked delegations, woken
 // by a new event that shares an id with them (src/model/dormant-components.ts).
-import { readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverJournals } from '../../src/journal/discover.js';
@@ -12,7 +13,7 @@ import { DormantComponents } from '../../src/model/dormant-components.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
 
 async function indexed(tree: string) {
-  const files = await discoverJournals([path.join(FIXTURES, tree)], ROOT);
+  const files = await discoverJournals([path.isAbsolute(tree) ? tree : path.join(FIXTURES, tree)], ROOT);
   const { index } = await indexJournalsParallel(files, { jobs: 1 });
   return { files, index };
 }
@@ -40,10 +41,11 @@ describe('DormantComponents', () => {
     expect(groups.size).toBeGreaterThan(2);
     const [c, all] = [...groups][1];
     const late = all[0].events[all[0].events.length - 1]; // an event carrying the group's ids
-    const woken = dormant.wakeLinked([late]);
+    const { woken, failure } = dormant.wakeLinked([late]);
+    expect(failure).toBeNull();
     const expected = new Set(all.flatMap((d) => d.events.map(lineOf)));
     expect(new Set(woken.map(lineOf))).toEqual(expected);
-    expect(dormant.wakeLinked([late])).toEqual([]); // awake now: the caller holds its events
+    expect(dormant.wakeLinked([late])).toEqual({ woken: [], failure: null }); // awake now: the caller holds its events
     expect(dormant.wake(c)).toEqual([]);
     const [other] = [...groups].find(([k]) => k !== c)!;
     expect(dormant.wake(other).length).toBeGreaterThan(0); // still dormant until then
@@ -59,6 +61,28 @@ describe('DormantComponents', () => {
     expect(dormant.previews([text]).map((p) => p.text)).toContain(text);
     dormant.wake(item.component);
     expect(dormant.previews([text]).filter((p) => p.completion.file === completion.file && p.completion.line === completion.line)).toEqual([]);
+  });
+
+  it('keeps a group dormant while one of its journals cannot be read back, and wakes it whole once it can', async () => {
+    const tree = mkdtempSync(path.join(os.tmpdir(), 'td-dormant-'));
+    try {
+      cpSync(path.join(FIXTURES, 'sessions'), tree, { recursive: true });
+      const { files, index } = await indexed(tree);
+      const dormant = new DormantComponents(index, files);
+      const item = [...dormant.replay()].find((i) => new Set(i.delegation.events.map((e) => e.fileIndex)).size === 1)!;
+      const late = item.delegation.events[item.delegation.events.length - 1];
+      const journal = files[late.fileIndex].path;
+      renameSync(journal, `${journal}.away`); // moved for a moment (its tail has not seen it go)
+      const away = dormant.wakeLinked([late]);
+      expect(away.woken.filter((e) => e.fileIndex === late.fileIndex)).toEqual([]);
+      expect(String(away.failure)).toMatch(/no such file/);
+      renameSync(`${journal}.away`, journal); // back: tried again at the group's next event, not given up
+      const back = dormant.wakeLinked([late]);
+      expect(back.failure).toBeNull();
+      expect(new Set(back.woken.filter((e) => e.fileIndex === late.fileIndex).map(lineOf))).toEqual(new Set(item.all.flatMap((d) => d.events).filter((e) => e.fileIndex === late.fileIndex).map(lineOf)));
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   it('leaves out the lines of a journal read again from its start', async () => {

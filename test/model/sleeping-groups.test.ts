@@ -104,7 +104,8 @@ describe('sleeping groups (follow mode)', () => {
     sleeping.put(b);
     expect(sleeping.wakeLinked([completion('d-x', 'r-a2', 9, 'late')])).toEqual(a); // by a sub-run id
     expect(sleeping.wakeFile(0)).toEqual({ events: [], keys: [] }); // a's only journal-0 group is awake already
-    expect(sleeping.wakeFile(1)).toEqual({ events: b, keys: ['d-b'] });
+    // An orphan (no start here): its instanceKey stands for its key.
+    expect(sleeping.wakeFile(1)).toEqual({ events: b, keys: ['\u0001d-b'] });
     expect(sleeping.size).toBe(0);
   });
 

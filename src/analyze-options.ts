@@ -16,6 +16,8 @@ export function validateAnalyzeOptions(options: AnalyzeOptions): void {
   if (Array.isArray(options.sessions) && options.sessions.length === 0 && !options.stdin) {
     throw new InputError('sessions is an empty list: name at least one folder, file or glob (leave sessions out to read the default root)');
   }
+  // As the CLI refuses it: `analyze({ target: process.env.ID })` with ID set but blank must not report the newest delegation instead.
+  if (typeof options.target === 'string' && options.target.trim() === '') throw new InputError('the target is empty (an unset variable?): name a delegation id, prefix, parent run or session, or last for the newest');
   const known = new Set([...CHECK_META_BY_ID.keys(), ...(options.extraChecks ?? []).map((c) => c.meta.id)]);
   for (const [id, level] of Object.entries(options.rules ?? {})) {
     if (!known.has(id)) throw new InputError(`rules: ${JSON.stringify(id)} is not a check id (see \`trace-delegation rules\`)`);

@@ -595,6 +595,9 @@ export function commandHint(word: string | undefined): string {
   return command ? `; did you mean the command ${command}? (trace-delegation ${command} --help)` : '';
 }
 
+/** A target as given, quoted when blanks around it (a pasted id) would not show. */
+const shownTarget = (target: string | undefined) => (target !== undefined && target !== target.trim() ? JSON.stringify(target) : target);
+
 /** A hint for a target that matched nothing: the delegation of a sub-run id, or the command meant. */
 function unknownTargetHint(target: string | undefined, owner: Delegation | undefined): string {
   if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: name that delegation instead`;
@@ -609,7 +612,7 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
   // The scan saw lines that the report could not read back: the journals changed during the run.
   const moved = reread ? `; ${reread.replace(/\.$/, '')}` : '';
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
-  const err = new TargetError(r.reason === 'empty' ? `no delegation_started event found in ${where}${moved}` : `no delegation, parent run or session matches ${target} in ${where}${moved}${unknownTargetHint(target, owner)}`);
+  const err = new TargetError(r.reason === 'empty' ? `no delegation_started event found in ${where}${moved}` : `no delegation, parent run or session matches ${shownTarget(target)} in ${where}${moved}${unknownTargetHint(target, owner)}`);
   err.changedDuringRun = reread !== null;
   return err;
 }

@@ -46,10 +46,12 @@ function failingCase(d: DelegationReport, f: Finding): string[] {
 /** JUnit's timestamp is an ISO date-time without zone (UTC here); time is the duration in seconds. */
 function timing(d: DelegationReport): Record<string, string> {
   if (d.startedMs === null) return {};
-  const timestamp = new Date(Math.floor(d.startedMs)).toISOString().slice(0, 19);
+  const iso = new Date(Math.floor(d.startedMs)).toISOString();
+  // A start outside years 0000–9999 in UTC (9999-12-31T23:59-05:00, say) has no xs:dateTime form: no timestamp.
+  const at: Record<string, string> = /^\d{4}-/.test(iso) ? { timestamp: iso.slice(0, 19) } : {};
   // A join journaled before the start (clock skew: time-order reports it) is no duration; schemas refuse a sign.
-  if (d.completedMs === null || d.completedMs < d.startedMs) return { timestamp };
-  return { timestamp, time: ((d.completedMs - d.startedMs) / 1000).toFixed(3) };
+  if (d.completedMs === null || d.completedMs < d.startedMs) return at;
+  return { ...at, time: ((d.completedMs - d.startedMs) / 1000).toFixed(3) };
 }
 
 function suite(d: DelegationReport, ctx: FormatContext): string[] {

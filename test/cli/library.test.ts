@@ -30,6 +30,9 @@ describe('library', () => {
       [{ sessions, all: true, checkOptions: { maxFanout: -1 } }, 'checkOptions.maxFanout must be a positive integer, not -1'],
       [{ sessions, all: true, checkOptions: { staleAfterMs: Number.NaN } }, 'checkOptions.staleAfterMs must be a duration in milliseconds (0 or more), not null'],
       [{ sessions, all: true, jobs: 0 }, 'jobs must be an integer from 1 to 64, not 0'],
+      // A blank target (an unset variable) is not `last`: the newest delegation would be reported instead.
+      [{ sessions, target: '' }, 'the target is empty (an unset variable?): name a delegation id, prefix, parent run or session, or last for the newest'],
+      [{ sessions, target: '  ' }, 'the target is empty (an unset variable?): name a delegation id, prefix, parent run or session, or last for the newest'],
     ];
     for (const [options, message] of cases) {
       const err = await analyze(options).catch((e: unknown) => e);

@@ -43,6 +43,12 @@ describe('unknown targets', () => {
     expect((await runMain(['help', 'contract', 'help'])).stdout).toMatch(/^Usage: trace-delegation contract \[options\] \[command\]/);
     const nestedBogus = await runMain(['help', 'contract', 'bogus']);
     expect([nestedBogus.code, nestedBogus.stdout, nestedBogus.stderr]).toEqual([2, '', 'trace-delegation: help: unknown command contract bogus (contract has: validate)\n']);
+    // The other order, `contract help …`, reads the same.
+    const otherOrder = await runMain(['contract', 'help', 'bogus']);
+    expect([otherOrder.code, otherOrder.stdout, otherOrder.stderr]).toEqual([2, '', 'trace-delegation: help: unknown command contract bogus (contract has: validate)\n']);
+    expect((await runMain(['contract', 'help', 'validate'])).stdout).toBe(validate.stdout);
+    // `help --help` and `help -h`: the root help, on stdout (commander took --help for a command name).
+    for (const flag of ['--help', '-h']) expect(await runMain(['help', flag])).toMatchObject({ code: 0, stderr: '', stdout: top.stdout });
     const flat = await runMain(['help', 'list', 'extra']);
     expect([flat.code, flat.stderr]).toEqual([2, 'trace-delegation: help: list has no subcommands (trace-delegation help list)\n']);
     const bogus = await runMain(['help', 'bogus']);
@@ -71,6 +77,12 @@ describe('unknown targets', () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('quotes a target with blanks around it (a pasted id), which would not show otherwise', async () => {
+    const r = await runMain(['--demo', ' b3e8ffff ']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no delegation, parent run or session matches " b3e8ffff " in ');
   });
 
   it('shows control characters of a quoted target escaped', async () => {

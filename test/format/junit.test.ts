@@ -46,6 +46,17 @@ describe('--format junit', () => {
     expect(attrs.timestamp).toBe(new Date(Math.floor(d.startedMs!)).toISOString().slice(0, 19));
   });
 
+  it('leaves the timestamp out for a start outside years 0000–9999 in UTC (no xs:dateTime form), keeping the duration', async () => {
+    const report = await reportFor(RETRY_AND_FAILURE);
+    const d = report.delegations[0];
+    const suiteOf = (startedMs: number) => all(parseXml(formatJunit({ ...report, delegations: [{ ...d, startedMs, completedMs: startedMs + 1500 }] }, { color: false, failOn: 'error' })), 'testsuite')[0].attributes;
+    const y10000 = Date.parse('9999-12-31T23:59:59-23:59'); // parses; in UTC it is year 10000
+    expect(suiteOf(y10000)).toMatchObject({ time: '1.500' });
+    expect(suiteOf(y10000).timestamp).toBeUndefined();
+    expect(suiteOf(Date.parse('0000-01-01T00:00:00+01:00')).timestamp).toBeUndefined(); // year -1 in UTC
+    expect(suiteOf(Date.parse('9999-12-31T23:59:59Z')).timestamp).toBe('9999-12-31T23:59:59');
+  });
+
   it('gives a tree without delegations one passing case (Jenkins fails a build on reports without tests)', async () => {
     const report = await reportFor(RETRY_AND_FAILURE);
     const xml = formatJunit({ ...report, delegations: [] }, { color: false, failOn: 'error' });

@@ -25,7 +25,7 @@ export interface Pins {
 }
 
 const KEYS = new Set(['id', 'delegation', 'severity', 'count', 'runs', 'evidence']);
-const EVIDENCE_ITEM = /^.+:[1-9]\d*$/;
+const EVIDENCE_ITEM = /^[\s\S]+:[1-9]\d*$/;
 // Free text for the humans who read the file; ignored by the comparison.
 const COMMENT_KEYS = new Set(['note', 'comment']);
 const ALLOWED = [...KEYS, ...COMMENT_KEYS].join(', ');

@@ -1,8 +1,9 @@
 import type { Instant } from './types.js';
 
-// RFC 3339 with 0-9 fraction digits and `Z` or a numeric offset. Date keeps only milliseconds,
-// so the digits below the millisecond are kept separately to order 9-digit timestamps exactly.
-const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})$/;
+// RFC 3339 with any number of fraction digits (the ninth is the last kept) and `Z` or a numeric
+// offset. Date keeps only milliseconds, so the digits below the millisecond are kept separately
+// to order 9-digit timestamps exactly.
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:?\d{2})$/;
 
 export function parseTimestamp(ts: unknown): Instant | null {
   if (typeof ts !== 'string' || ts.length > 64) return null;
@@ -18,7 +19,10 @@ function parseRfc3339(ts: string): Instant | null {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   // Nor is 24:00:00, which Date.parse also rolls over into the next day.
   if (Number(m[2].slice(0, 2)) > 23) return null;
-  const frac = (m[3] ?? '').padEnd(9, '0');
+  // A leap second (23:59:60.5Z, RFC 3339 allows it; Date does not) orders as the last instant of the second before.
+  const leap = m[2].endsWith(':60');
+  const frac = leap ? '999999999' : (m[3] ?? '').slice(0, 9).padEnd(9, '0');
+  if (leap) m[2] = `${m[2].slice(0, 6)}59`;
   const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
   const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);
   if (Number.isNaN(ms)) return null;

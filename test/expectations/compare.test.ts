@@ -79,6 +79,11 @@ describe('expectations files', () => {
     expect(serializeExpectations([])).toBe('[]\n');
   });
 
+  it('reads back a pinned evidence file name holding a newline (check --update --pin evidence wrote it)', () => {
+    const parsed = parseExpectations(JSON.stringify([{ id: 'late-result', evidence: ['we ird\nname,:x.jsonl:4'] }]), 'x');
+    expect(parsed).toEqual([{ id: 'late-result', evidence: ['we ird\nname,:x.jsonl:4'] }]);
+  });
+
   it('accepts a note for humans and rejects anything else with one sentence', () => {
     expect(parseExpectations('[{ "id": "late-result", "note": "why" }]', 'x')).toEqual([{ id: 'late-result' }]);
     expect(() => parseExpectations('{ "id": "late-result" }', 'x.expected.json')).toThrow('expectations file x.expected.json must be a JSON array');

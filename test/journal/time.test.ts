@@ -27,12 +27,19 @@ describe('parseTimestamp', () => {
     [''],
     ['2025-11-03'],
     ['2025-11-03T09:15:06'],
-    ['2025-11-03T09:15:06.1234567890Z'],
     ['2025-13-03T09:15:06Z'],
     ['yesterday'],
     [`2025-11-03T09:15:06.${'1'.repeat(80)}Z`],
   ])('rejects %j', (ts) => {
     expect(parseTimestamp(ts)).toBeNull();
+  });
+
+  it('reads more than 9 fraction digits (RFC 3339 sets no limit; the ninth is the last kept) and a leap second', () => {
+    expect(parseTimestamp('2025-11-03T09:15:06.1234567891Z')).toEqual(parseTimestamp('2025-11-03T09:15:06.123456789Z'));
+    const leap = parseTimestamp('2016-12-31T23:59:60.5Z')!;
+    // Ordered after every instant of 23:59:59 and before the next day starts.
+    expect(leap).toEqual({ ms: Date.parse('2016-12-31T23:59:59.999Z'), subNs: 999_999 });
+    expect(compareInstants(leap, parseTimestamp('2017-01-01T00:00:00Z')!)).toBeLessThan(0);
   });
 
   it('rejects non-strings', () => {
@@ -42,16 +49,21 @@ describe('parseTimestamp', () => {
 
 /** The definition the fast path must match: RFC 3339 read by Date.parse, sub-millisecond digits kept apart, no day past the month's end (RFC 3339 §5.7; Date.parse would roll it over). */
 function reference(ts: string): { ms: number; subNs: number } | null {
-  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})$/.exec(ts);
+  const m = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:)(\d{2})(?:\.(\d+))?(Z|z|[+-]\d{2}:?\d{2})$/.exec(ts);
   if (!m) return null;
+  // A leap second is the last instant of the second before; digits past the ninth are dropped.
+  const leap = m[3] === '60';
+  const [, date, hm, sec, digits, z] = m;
+  const second = leap ? '59' : sec;
+  const fraction = leap ? '999999999' : (digits ?? '').slice(0, 9);
   const [y, mo, d] = m[1].split('-').map(Number);
   const probe = new Date(0);
   probe.setUTCFullYear(y, mo - 1, d);
   if (probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d) return null;
-  if (m[2].startsWith('24')) return null; // no hour 24 either
-  const frac = (m[3] ?? '').padEnd(9, '0');
-  const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
-  const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);
+  if (hm.startsWith('24')) return null; // no hour 24 either
+  const frac = fraction.padEnd(9, '0');
+  const zone = z === 'z' ? 'Z' : z.length === 5 ? `${z.slice(0, 3)}:${z.slice(3)}` : z;
+  const ms = Date.parse(`${date}T${hm}${second}.${frac.slice(0, 3)}${zone}`);
   return Number.isNaN(ms) ? null : { ms, subNs: Number(frac.slice(3)) };
 }
 

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { closeSync, constants as fsConstants, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { JunkTail } from './junk-tail.js';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
 import { compareInstants, parseTimestamp } from './time.js';
 import { stopOnDescriptorExhaustion } from './discover.js';
@@ -78,9 +79,10 @@ const BACKSLASH = 0x5c;
 
 /**
  * Every kept type (delegation_*, sync_marker, session_end, and their PascalCase) starts with d, D,
- * s or S, or with an escape (`\u0064elegation_started` is valid JSON for the same name).
+ * s or S, or with an escape (`\u0064elegation_started` is valid JSON for the same name). A `{`
+ * there is a torn write (`{"type":"` cut short, then a whole line): looked at, to recover the line.
  */
-const canStartKeptType = (c: number): boolean => c === 0x64 || c === 0x44 || c === 0x73 || c === 0x53 || c === BACKSLASH;
+const canStartKeptType = (c: number): boolean => c === 0x64 || c === 0x44 || c === 0x73 || c === 0x53 || c === BACKSLASH || c === OPEN_BRACE;
 
 /** `{"type":"<name>` where the name cannot be a kept type. */
 function isOtherTypeLine(buf: Buffer, start: number): boolean {
@@ -95,7 +97,8 @@ function typeNameKind(buf: Buffer, nameStart: number, end: number): 'kept' | 'ot
   const limit = Math.min(end, nameStart + 40);
   for (let i = nameStart; i < limit; i++) {
     if (buf[i] === QUOTE) return TYPE_ALIASES.has(buf.toString('latin1', nameStart, i)) ? 'kept' : 'other';
-    if (buf[i] === BACKSLASH) return 'escaped';
+    // An escape: JSON.parse decides. A `{`: a name cut short by a torn write, a whole line after it.
+    if (buf[i] === BACKSLASH || buf[i] === OPEN_BRACE) return 'escaped';
   }
   return 'unknown';
 }
@@ -198,6 +201,8 @@ export class LineScanner {
   private skippedLast = -1;
   private skippedBeforeLast = -1;
   private skippedEndsWithCR = false;
+  /** When the skipped line is damaged bytes, not `{…}`: its end, which may hold events appended after the damage. */
+  private junkTail: JunkTail | null = null;
   /** The time of the last timed event read from this file (untimed ones are placed after it). */
   private lastTime: Instant | null = null;
   /** Where events go instead of `events` (an index builder), until detachSink(). */
@@ -242,6 +247,7 @@ export class LineScanner {
       }
       if (this.skipping) {
         this.noteSkipped(chunk, 0, nl);
+        this.junkTail?.add(chunk, 0, nl, base);
         this.endSkipped(false);
       } else {
         this.carry.push(chunk.subarray(0, nl));
@@ -301,6 +307,7 @@ export class LineScanner {
     if (this.carryBytes === 0) this.carryStart = base + from;
     if (this.skipping) {
       this.noteSkipped(chunk, from, chunk.length);
+      this.junkTail?.add(chunk, from, chunk.length, base + from);
       this.carryBytes += chunk.length - from;
       return;
     }
@@ -311,14 +318,25 @@ export class LineScanner {
     if (this.carryBytes >= SKIP_LONG_LINE_AFTER && this.carryBytes - part.length < SKIP_LONG_LINE_AFTER) this.startSkipping();
   }
 
-  /** Stops collecting the carried line when its first bytes say it is not a kept event (as the fast path in push() does). */
+  /**
+   * Stops collecting the carried line when its first bytes say it is not a kept event (as the fast
+   * path in push() does), or cannot be JSON at all (zeros, junk): then only its end is kept, from
+   * its last `{"type":"` on (JunkTail), for events appended after the damage.
+   */
   private startSkipping(): void {
     const head = Buffer.concat(this.carry, Math.min(this.carryBytes, LAST_LINE_HEAD));
-    if (!isOtherTypeHead(head, this.lineNo === 0)) return;
+    const junk = !startsLikeObject(head, this.lineNo === 0);
+    if (!junk && !isOtherTypeHead(head, this.lineNo === 0)) return;
     this.skippedHead = head.toString('utf8');
     this.skippedLast = this.skippedBeforeLast = -1;
     this.skippedEndsWithCR = false;
-    for (const part of this.carry) this.noteSkipped(part, 0, part.length);
+    this.junkTail = junk ? new JunkTail(TYPE_PREFIX, SKIP_LONG_LINE_AFTER) : null;
+    let offset = this.carryStart;
+    for (const part of this.carry) {
+      this.noteSkipped(part, 0, part.length);
+      this.junkTail?.add(part, 0, part.length, offset);
+      offset += part.length;
+    }
     this.carry = [];
     this.skipping = true;
   }
@@ -353,7 +371,14 @@ export class LineScanner {
       // As looksLikeObject: `{` first (its type prefix said so), `}` last, a CR just before the
       // newline and spaces or tabs aside.
       const last = this.skippedEndsWithCR ? this.skippedBeforeLast : this.skippedLast;
-      if (last !== 0x7d) stats.malformedLines++;
+      if (last !== 0x7d || this.junkTail) stats.malformedLines++;
+    }
+    const tail = this.junkTail?.take();
+    this.junkTail = null;
+    if (tail) {
+      // Events appended after the damage, on this line (counted malformed once, above).
+      this.lineBase = tail.start;
+      this.salvage(tail.buf, 0, tail.buf.length, partial, true);
     }
     this.skipping = false;
     this.skippedHead = '';
@@ -416,9 +441,50 @@ export class LineScanner {
     try {
       value = JSON.parse(text);
     } catch {
-      if (!partial) stats.malformedLines++;
+      if (!this.salvage(buf, start, end, partial) && !partial) stats.malformedLines++;
       return;
     }
+    this.emit(value, buf, start, end);
+  }
+
+  /**
+   * A line that is not one JSON object can still hold whole events: after damaged bytes (the
+   * zeros a crash leaves before the next append, a write torn short) or two events whose newline
+   * was lost. Each `{"type":"` starts one (it cannot occur inside a JSON string, whose quotes are
+   * escaped). Each part that parses is read as a line of its own, at this line's number; the line
+   * counts as malformed when any part of it does not parse. False when no event was recovered.
+   */
+  private salvage(buf: Buffer, start: number, end: number, partial: boolean, afterJunk = false): boolean {
+    const line = buf.subarray(start, end);
+    let at = line.indexOf(TYPE_PREFIX);
+    // One part that starts the line is the whole line, which did not parse (the end of a junk
+    // line, afterJunk, has not been tried yet).
+    if (at === -1 || (at === 0 && !afterJunk && line.indexOf(TYPE_PREFIX, 1) === -1)) return false;
+    let damaged = at > 0; // bytes before the first part
+    let recovered = false;
+    while (at !== -1) {
+      const next = line.indexOf(TYPE_PREFIX, at + 1);
+      const to = next === -1 ? line.length : next;
+      let value: unknown = undefined;
+      try {
+        value = JSON.parse(buf.toString('utf8', start + at, start + to));
+      } catch {
+        damaged = true;
+      }
+      if (value !== undefined) {
+        this.emit(value, buf, start + at, start + to);
+        recovered = true;
+      }
+      at = next;
+    }
+    if (recovered && damaged && !partial && !afterJunk) this.stats.malformedLines++;
+    return recovered;
+  }
+
+  /** A parsed line (or part of one, salvage) at buf[start, end): normalized, counted, and kept when it is an event. */
+  private emit(value: unknown, buf: Buffer, start: number, end: number): void {
+    const stats = this.stats;
+    const lineNo = this.lineNo;
     const result = normalizeLine(value, { file: this.input.display, line: lineNo, fileIndex: this.input.fileIndex });
     if (result.kind === 'malformed') stats.malformedLines++;
     else if (result.kind === 'missing-field') stats.missingFieldLines++;
@@ -440,6 +506,13 @@ export class LineScanner {
       else this.events.push(result.event);
     }
   }
+}
+
+/** `{` first, spaces and tabs aside (and a BOM on a file's first line): a line that can be JSON. */
+function startsLikeObject(head: Buffer, firstLine: boolean): boolean {
+  let i = firstLine && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (i < head.length && (head[i] === SPACE || head[i] === TAB)) i++;
+  return i === head.length || head[i] === OPEN_BRACE;
 }
 
 /** `{` first and `}` last, blanks aside: O(1) for engine lines, which have no padding. */

@@ -318,3 +318,62 @@ describe('lines longer than SKIP_LONG_LINE_AFTER', () => {
     expect(stats).toMatchObject({ lines: 3, malformedLines: 0, partialLines: 0 });
   });
 });
+
+describe('events after damaged bytes on the same line (fixtures/formats/damaged-lines.jsonl is the whole journal)', () => {
+  const T = '2025-11-05T07:30:00Z';
+  const sub = (run: string) => ev.subStarted(T, { delegation_id: 'd', sub_run_id: run, parent_run_id: 'p', agent_id: 'a' });
+  const scan = (content: Buffer | string) => scanFile({ path: file(content), display: 'j', fileIndex: 0 });
+
+  it('reads the whole event after zeros, a torn write or a lost newline, at that line, and counts the damaged line once', async () => {
+    const torn = sub('r2');
+    const out = await scan(Buffer.concat([Buffer.alloc(64), Buffer.from(`${sub('r1')}\n${torn.slice(0, 20)}${torn}\n${sub('r3')}${sub('r4')}\n`)]));
+    expect(out.events.map((e) => [e.type === 'delegation_sub_run_started' && e.subRunId, e.line])).toEqual([
+      ['r1', 1],
+      ['r2', 2],
+      ['r3', 3],
+      ['r4', 3],
+    ]);
+    expect(out.stats.malformedLines).toBe(2); // the zeros and the torn start; two whole events on one line lose nothing
+  });
+
+  it('leaves a line alone when no part of it parses, and does not split a string that quotes a line', async () => {
+    const out = await scan(`{"type":"delegation_sub_run_sta{"type":"delegation_sub_run_star\n${ev.subCompleted(T, { delegation_id: 'd', sub_run_id: 'r1', agent_id: 'a', status: 'completed', output_preview: '{"type":"x"}' })}\n`);
+    expect(out.events.map((e) => e.line)).toEqual([2]);
+    expect(out.stats.malformedLines).toBe(1);
+  });
+});
+
+describe('a line of damaged bytes longer than SKIP_LONG_LINE_AFTER (a zero-filled journal)', () => {
+  const ZEROS = SKIP_LONG_LINE_AFTER * 3 + 5;
+  /** Zeros, then `after` on the same line, fed in pieces of `piece` bytes (an archive's come in pieces). */
+  function feed(after: string, piece: number) {
+    const bytes = Buffer.concat([Buffer.from(`${started}\n`), Buffer.alloc(ZEROS), Buffer.from(after)]);
+    const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+    for (let i = 0; i < bytes.length; i += piece) s.push(bytes.subarray(i, i + piece));
+    s.finish();
+    return s;
+  }
+
+  it('is counted, not kept, and the events appended after the zeros are read, at its line, whatever the pieces', () => {
+    // 7 and 65,537: the `{"type":"` of the event after the zeros is split across two pieces.
+    for (const piece of [1 << 16, 65_537, 7 * 1024 + 3, 4096 * 1024]) {
+      const s = feed(`${subStarted}${subDone}\n${completed}\n`, piece);
+      expect(s.events.map((e) => [e.type, e.line]), String(piece)).toEqual([
+        ['delegation_started', 1],
+        ['delegation_sub_run_started', 2],
+        ['delegation_sub_run_completed', 2],
+        ['delegation_completed', 3],
+      ]);
+      expect(s.stats.malformedLines, String(piece)).toBe(1);
+      expect(s.pendingBytes).toBe(0);
+    }
+  });
+
+  it('keeps no event when the zeros end the line, and none from a tail that is itself longer than the limit', () => {
+    expect(feed('\n', 1 << 16).events.map((e) => e.type)).toEqual(['delegation_started']);
+    const huge = `{"type":"delegation_completed","x":"${'y'.repeat(SKIP_LONG_LINE_AFTER + 10)}"}\n`;
+    const s = feed(huge, 1 << 16);
+    expect(s.events.map((e) => e.type)).toEqual(['delegation_started']);
+    expect(s.stats.malformedLines).toBe(1);
+  });
+});

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { validateAnalyzeOptions } from './analyze-options.js';
 import type { Readable } from 'node:stream';
 import { CHECKS } from './checks/index.js';
@@ -401,7 +403,22 @@ async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[];
   const folders: string[] = [];
   const files = await discoverJournals(roots, options.cwd ?? process.cwd(), folders, defaultOrigin);
   options.onJournals?.(files);
-  return { roots, files, notes: folders.map(unreadableFolderNote) };
+  const notes = folders.map(unreadableFolderNote);
+  // A root one level off (`…/v1/users`, an owner's folder) reads nothing: say where journals are looked for.
+  if (files.length === 0 && folders.length === 0 && roots.some((r) => holdsSomething(path.resolve(options.cwd ?? process.cwd(), r)))) notes.push(OFF_LEVEL_NOTE(roots));
+  return { roots, files, notes };
+}
+
+const OFF_LEVEL_NOTE = (roots: string[]) =>
+  `no journal file (*.jsonl, *.jsonl.gz) found under ${roots.join(', ')}: a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl; name the sessions folder itself, not one above or inside it.`;
+
+/** A folder that is not empty (a root that reads no journal yet holds something is likely one level off). */
+function holdsSomething(folder: string): boolean {
+  try {
+    return readdirSync(folder).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Discovers the sessions tree (unless `tree` is it) and scans it into an event index (the streamed paths' first step). */
@@ -601,6 +618,8 @@ const shownTarget = (target: string | undefined) => (target !== undefined && tar
 /** A hint for a target that matched nothing: the delegation of a sub-run id, or the command meant. */
 function unknownTargetHint(target: string | undefined, owner: Delegation | undefined): string {
   if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: name that delegation instead`;
+  // An unquoted --sessions glob, expanded by the shell: its second path became the target.
+  if (target !== undefined && target.includes('/') && existsSync(target)) return `; ${target} is a path: quote a --sessions glob (--sessions '…/*/sessions') or give --sessions once per path`;
   return commandHint(target);
 }
 
@@ -608,7 +627,8 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
   const unread = scan.files.filter((f) => f.error !== null);
   // Say why when a file was not read: "found nothing" alone reads as "it was read and holds nothing".
   const notRead = unread.length === 0 ? '' : `; ${unread.length === scan.files.length ? (unread.length === 1 ? 'it' : `all ${unread.length}`) : `${unread.length} of them`} could not be read (${unread[0].file}: ${unread[0].error}${unread.length > 1 ? ', …' : ''})`;
-  const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}${notRead}`;
+  const noneThere = scan.files.length === 0 && roots.some((r) => r !== '<stdin>' && holdsSomething(r)) ? ' (a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl: name the sessions folder itself)' : '';
+  const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}${noneThere}${notRead}`;
   // The scan saw lines that the report could not read back: the journals changed during the run.
   const moved = reread ? `; ${reread.replace(/\.$/, '')}` : '';
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);

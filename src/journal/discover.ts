@@ -109,9 +109,19 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
     const abs = path.resolve(cwd, root);
     let paths: string[];
     if (isGlob(root)) {
-      paths = await expandGlob(root.replace(/\\/g, '/'), cwd, (dir) => unreadable.push(display(dir)));
+      const denied = (dir: string) => unreadable.push(display(dir));
+      const matched = await expandGlob(root.replace(/\\/g, '/'), cwd, denied);
       // A typo'd or unexpanded glob would otherwise read nothing and pass.
-      if (paths.length === 0) throw new InputError(`sessions glob ${root} matches no file`);
+      if (matched.files.length === 0 && matched.folders.length === 0) throw new InputError(`sessions glob ${root} matches no file or folder`);
+      paths = matched.files;
+      // A folder it matches (`…/v1/users/*/sessions`) is read as a root is: both layouts under it.
+      for (const folder of matched.folders) {
+        const links = new Set<string>();
+        for (const p of layoutJournals(folder, denied, links)) {
+          listedLink.set(p, links.has(p));
+          paths.push(p);
+        }
+      }
     } else {
       const kind = statKind(abs);
       if (kind === 'missing') throw new InputError(`sessions root ${root} does not exist${defaultOrigin ? ` (${defaultOrigin}; name the journals with --sessions or ASTRA_SESSIONS_DIR, or read the bundled ones with --demo)` : ''}`);
@@ -140,15 +150,26 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
  * exponentially, so directories are walked without following links (like bash globstar) and
  * links to regular files are still taken.
  */
-async function expandGlob(pattern: string, cwd: string, denied: (dir: string) => void): Promise<string[]> {
+async function expandGlob(pattern: string, cwd: string, denied: (dir: string) => void): Promise<{ files: string[]; folders: string[] }> {
   const fg = fastGlob();
-  if (!pattern.includes('**')) return fg(pattern, { cwd, absolute: true, onlyFiles: true, followSymbolicLinks: true, suppressErrors: true });
+  if (!pattern.includes('**')) {
+    // Files, and folders read as roots. (With `**` every folder below also matches: its files are the journals.)
+    const matches = await fg(pattern, { cwd, absolute: true, onlyFiles: false, followSymbolicLinks: true, suppressErrors: true, objectMode: true });
+    const files: string[] = [];
+    const folders: string[] = [];
+    for (const e of matches) {
+      const link = e.dirent.isSymbolicLink();
+      if (e.dirent.isFile() || (link && isRegularFile(e.path))) files.push(e.path);
+      else if (e.dirent.isDirectory() || (link && isDirectory(e.path))) folders.push(e.path);
+    }
+    return { files, folders };
+  }
   const entries = await fg(pattern, { cwd, absolute: true, onlyFiles: false, followSymbolicLinks: false, suppressErrors: true, objectMode: true });
   // fast-glob skips a folder it cannot list without a word (suppressErrors): the folders under the
   // last ** are walked once more to say so, as the layouts do.
   const folders = await fg(pattern.slice(0, pattern.lastIndexOf('**') + 2), { cwd, absolute: true, onlyDirectories: true, followSymbolicLinks: false, suppressErrors: true });
   for (const dir of folders) if (!canList(dir)) denied(dir);
-  return entries.filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && isRegularFile(e.path))).map((e) => e.path);
+  return { files: entries.filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && isRegularFile(e.path))).map((e) => e.path), folders: [] };
 }
 
 /** The Limits line for a layout folder that cannot be listed (discoverJournals' `unreadable`). */

@@ -157,7 +157,7 @@ const CASES: Case[] = [
     args: ['--sessions', 'fixtures/no-such-*/**/*.jsonl', '--all'],
     code: 2,
     stdout: '',
-    stderr: 'trace-delegation: sessions glob fixtures/no-such-*/**/*.jsonl matches no file\n',
+    stderr: 'trace-delegation: sessions glob fixtures/no-such-*/**/*.jsonl matches no file or folder\n',
   },
   {
     name: 'a quoted ~/ in --sessions is the home folder, as the shell would expand it',

@@ -79,6 +79,28 @@ describe('unknown targets', () => {
     }
   });
 
+  it('says where journals are looked for when a root one level off reads none (an empty sessions folder says nothing)', async () => {
+    const hint = '(a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl: name the sessions folder itself)';
+    const last = await runMain(['--sessions', 'fixtures/sessions/v1/users']);
+    expect([last.code, last.stderr]).toEqual([2, `trace-delegation: no delegation_started event found in 0 journal files under fixtures/sessions/v1/users ${hint}\n`]);
+    const all = await runMain(['--sessions', 'fixtures/sessions/v1/users', '--all']);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain('- no journal file (*.jsonl, *.jsonl.gz) found under fixtures/sessions/v1/users: a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl; name the sessions folder itself, not one above or inside it.');
+    const empty = mkdtempSync(path.join(tmpdir(), 'td-empty-root-'));
+    try {
+      const none = await runMain(['--sessions', empty, '--all']);
+      expect([none.code, none.stdout]).toEqual([0, 'No delegation found.\n']);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('says so when the target is a path (an unquoted --sessions glob the shell expanded)', async () => {
+    const r = await runMain(['--sessions', 'fixtures/sessions', 'fixtures/join']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("; fixtures/join is a path: quote a --sessions glob (--sessions '…/*/sessions') or give --sessions once per path\n");
+  });
+
   it('quotes a target with blanks around it (a pasted id), which would not show otherwise', async () => {
     const r = await runMain(['--demo', ' b3e8ffff ']);
     expect(r.code).toBe(2);

@@ -76,8 +76,12 @@ describe('discoverJournals', () => {
     expect(rel(one)).toEqual([`${LOCAL}/s-1.jsonl`]);
     const glob = await discoverJournals(['sessions/v1/users/*/sessions/*.jsonl'], root);
     expect(rel(glob)).toEqual([`${LOCAL}/s-1.jsonl`, `${LOCAL}/s-2.jsonl`, `${OTHER}/s-3.jsonl`]);
+    // A folder it matches is a root: every owner's sessions folder, as the layouts read it.
+    const folders = await discoverJournals(['sessions/v1/users/*/sessions'], root);
+    expect(rel(folders)).toEqual(rel(await discoverJournals([path.join(sessions, 'v1', 'users', LOCAL.split('/')[2], 'sessions'), path.join(sessions, 'v1', 'users', OTHER.split('/')[2], 'sessions')], root)));
+    expect(rel(folders)).toContain(`${OTHER}/s-3.jsonl`);
     // A glob that matches nothing is a user error, like a root that does not exist.
-    await expect(discoverJournals(['sessions/nothing-*.jsonl'], root)).rejects.toThrow('sessions glob sessions/nothing-*.jsonl matches no file');
+    await expect(discoverJournals(['sessions/nothing-*.jsonl'], root)).rejects.toThrow('sessions glob sessions/nothing-*.jsonl matches no file or folder');
   });
 
   it('lists a file once when several roots reach it', async () => {

@@ -2,6 +2,7 @@
 export { analyze, loadJournals, streamAll, TargetError, type Analysis, type AnalyzeOptions, type StreamedReport } from './analyze.js';
 export { CHECKS, CHECKS_BY_ID } from './checks/index.js';
 export type { Check, CheckMeta, CheckOptions, Finding, Severity } from './checks/types.js';
+export type { RuleSettings } from './checks/run.js';
 export { FORMATTERS, formatterFor, type FormatName } from './format/index.js';
 export type { Formatter, FormatContext } from './format/types.js';
 export { exitCodeForFindings } from './cli/io.js';
@@ -10,6 +11,7 @@ export { main } from './cli/main.js';
 // Errors the run stops with (a missing root, an unknown or ambiguous target, …): the CLI's exit 2.
 export { InputError } from './journal/discover.js';
 // Delegation contracts: validate a plan, then pass contractChecks(plan) as analyze({ extraChecks }).
-export { loadContractFile, parseContractText, ContractFileError } from './contract/load.js';
-export { validateContract } from './contract/validate.js';
+export { loadContractFile, parseContractText, ContractFileError, type LoadedContract } from './contract/load.js';
+export { validateContract, type ContractValidation } from './contract/validate.js';
+export type { DelegationPlan, PlanFinding, PlanFindingId } from './contract/types.js';
 export { CONTRACT_CHECKS, contractChecks } from './contract/checks/index.js';

@@ -56,3 +56,15 @@ describe('library', () => {
     }
   });
 });
+
+describe('library: a delegation contract, as the README shows it', () => {
+  it('loads and validates a plan, then holds the traces to it with contractChecks', async () => {
+    const { analyze: run, contractChecks, loadContractFile, validateContract } = await import('../../src/index.js');
+    const loaded = await loadContractFile(path.join(FIXTURES, 'contracts', 'plans', 'data-pipeline.yaml'));
+    const { plan, findings } = validateContract(loaded.data, loaded.lineOf);
+    expect(findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(plan).not.toBeNull();
+    const { report } = await run({ sessions: [path.join(FIXTURES, 'contracts', 'journals')], all: true, extraChecks: contractChecks(plan!) });
+    expect(report.delegations.flatMap((d) => d.findings).some((f) => f.id.startsWith('contract-'))).toBe(true);
+  });
+});

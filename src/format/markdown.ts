@@ -93,23 +93,56 @@ function delegationSection(d: DelegationReport): string[] {
   ];
 }
 
+/**
+ * GitHub refuses a job summary over 1 MiB (the step's upload fails): the document stays under
+ * this many bytes, leaving out whole delegation sections (clean ones first) and, past half of it,
+ * summary rows, with a line that says how many and where the rest is.
+ */
+export const MARKDOWN_MAX_BYTES = 1_000_000;
+
+const bytesOf = (lines: readonly string[]) => lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+
+/** Which of `items` (each with its bytes and whether it has findings) fit in `budget`: those with findings first, then in order. */
+function fitting(items: readonly { bytes: number; flagged: boolean }[], budget: number): Set<number> {
+  const kept = new Set<number>();
+  let used = 0;
+  for (const pass of [true, false])
+    items.forEach((item, i) => {
+      if (item.flagged !== pass || used + item.bytes > budget) return;
+      kept.add(i);
+      used += item.bytes;
+    });
+  return kept;
+}
+
 /** The report as GitHub-flavoured Markdown for a PR comment or `$GITHUB_STEP_SUMMARY`. */
 export const formatMarkdown: Formatter = (report, ctx) => {
-  const lines = ['## trace-delegation report', '', resultLine(report, ctx), ''];
+  const head = ['## trace-delegation report', '', resultLine(report, ctx), ''];
+  const limits = report.limits.length ? ['### Scan limits', '', ...report.limits.map((l) => `- ${markdownText(l)}`), ''] : [];
+  const flagged = report.delegations.map((d) => d.findings.length > 0);
   // Loops, not push(...section): a spread passes each line as an argument, and a delegation of
   // 100,000 children has more lines than the call stack takes.
-  if (report.delegations.length) {
-    for (const l of summaryTable(report)) lines.push(l);
-    lines.push('');
+  const sections = report.delegations.map((d) => [...delegationSection(d), '']);
+  const table = report.delegations.length ? summaryTable(report) : [];
+  let budget = MARKDOWN_MAX_BYTES - bytesOf(head) - bytesOf(limits) - 1024; // room for the notes
+  const tableHead = table.slice(0, 2);
+  const rows = table.slice(2);
+  const keptRows = bytesOf(rows) <= budget / 2 ? new Set(rows.keys()) : fitting(rows.map((r, i) => ({ bytes: Buffer.byteLength(r) + 1, flagged: flagged[i] })), budget / 2 - bytesOf(tableHead));
+  const tableOut = rows.length ? [...tableHead, ...rows.filter((_, i) => keptRows.has(i)), ''] : [];
+  budget -= bytesOf(tableOut);
+  const sizes = sections.map((sec, i) => ({ bytes: bytesOf(sec), flagged: flagged[i] }));
+  const keptSections = sizes.reduce((n, x) => n + x.bytes, 0) <= budget ? new Set(sections.keys()) : fitting(sizes, budget);
+  const lines = [...head];
+  for (const l of tableOut) lines.push(l);
+  const leftRows = rows.length - keptRows.size;
+  const leftSections = sections.length - keptSections.size;
+  if (leftRows > 0 || leftSections > 0) {
+    const what = [leftRows > 0 ? `${plural(leftRows, 'row')} of the table` : '', leftSections > 0 ? `${plural(leftSections, 'delegation section')}` : ''].filter(Boolean).join(' and ');
+    lines.push(`*${what} left out (those without findings first) to stay under GitHub's 1 MiB limit for a job summary: the JSON or HTML output has every delegation.*`, '');
   }
-  for (const d of report.delegations) {
-    for (const l of delegationSection(d)) lines.push(l);
-    lines.push('');
-  }
-  if (report.limits.length) {
-    lines.push('### Scan limits', '');
-    for (const l of report.limits) lines.push(`- ${markdownText(l)}`);
-    lines.push('');
-  }
+  sections.forEach((sec, i) => {
+    if (keptSections.has(i)) for (const l of sec) lines.push(l);
+  });
+  for (const l of limits) lines.push(l);
   return `${lines.join('\n').trimEnd()}\n`;
 };

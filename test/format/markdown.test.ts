@@ -51,3 +51,40 @@ describe('--format markdown', () => {
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
   });
 });
+
+describe('--format markdown on a large tree', () => {
+  it("stays under GitHub's 1 MiB job-summary limit: clean sections go first, flagged ones stay, and a line says so", async () => {
+    const { analyze } = await import('../../src/analyze.js');
+    const { formatMarkdown, MARKDOWN_MAX_BYTES } = await import('../../src/format/markdown.js');
+    const { ev, journal } = await import('../helpers/journal.js');
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-md-'));
+    try {
+      const lines: string[] = [];
+      const at = (i: number, s: number) => new Date(Date.parse('2025-11-03T09:00:00Z') + i * 60_000 + s * 1000).toISOString();
+      for (let i = 0; i < 1500; i++) {
+        const id = `d-${String(i).padStart(4, '0')}`;
+        const bad = i % 500 === 499; // three delegations whose totals disagree: an error each
+        lines.push(
+          ev.started(at(i, 0), { delegation_id: id, parent_run_id: `p-${id}`, pattern: 'fan_out', agent_ids: ['coder'] }),
+          ev.subStarted(at(i, 1), { delegation_id: id, sub_run_id: `r-${id}`, parent_run_id: `p-${id}`, agent_id: 'coder' }),
+          ev.subCompleted(at(i, 2), { delegation_id: id, sub_run_id: `r-${id}`, agent_id: 'coder', status: 'completed', output_preview: 'ok' }),
+          ev.completed(at(i, 3), { delegation_id: id, pattern: 'fan_out', total_sub_runs: bad ? 2 : 1, succeeded: 1, failed: bad ? 1 : 0, aggregated_status: 'completed', aggregated_output_preview: 'ok' }),
+        );
+      }
+      writeFileSync(path.join(dir, 's.jsonl'), journal(...lines));
+      const { report } = await analyze({ sessions: [dir], all: true, checkOptions: { nowMs: Date.parse('2030-01-01T00:00:00Z') } });
+      const md = formatMarkdown(report, { color: false, failOn: 'error' });
+      expect(Buffer.byteLength(md)).toBeLessThanOrEqual(MARKDOWN_MAX_BYTES);
+      for (const id of ['d-0499', 'd-0999', 'd-1499']) expect(md).toContain(`### Delegation ${id}\n`);
+      expect(md).toMatch(/\*\d+ delegation sections left out \(those without findings first\) to stay under GitHub's 1 MiB limit for a job summary: the JSON or HTML output has every delegation\.\*/);
+      expect(md.match(/^\| d/gm)).toHaveLength(1500); // every row of the table still fits
+      const small = formatMarkdown({ ...report, delegations: report.delegations.slice(0, 10) }, { color: false, failOn: 'error' });
+      expect(small).not.toContain('left out');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -43,6 +43,8 @@ export interface Delegation {
   id: string;
   /** Unique key: the id, or `id#2`… when one id was reused by several `delegation_started`. */
   key: string;
+  /** Earlier uses of this id by the same parent run that started at the same instant (timestamps in whole seconds): instanceKey tells them apart. */
+  startTwin?: number;
   started: DelegationStartedEvent | null;
   /** Every `delegation_completed` (normally one); `completed` is the last of them. */
   completions: DelegationCompletedEvent[];
@@ -104,5 +106,8 @@ export function firstStart(run: SubRun): SubRunStartedEvent | null {
  * use that sorts earlier (a session copied in later) renumbers the ones after it; this does not.
  */
 export function instanceKey(d: Delegation): string {
-  return d.started ? `${d.id}\u0000${d.parentRunId ?? ''}\u0000${d.started.ts}` : `\u0001${d.key}`;
+  if (!d.started) return `\u0001${d.key}`;
+  // The instant, not the text: a journal rewritten with `….1Z` for `….100000000+00:00` is the same start.
+  const at = d.started.time ? `${d.started.time.ms}.${d.started.time.subNs}` : d.started.ts;
+  return `${d.id}\u0000${d.parentRunId ?? ''}\u0000${at}\u0000${d.startTwin ?? 0}`;
 }

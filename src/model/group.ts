@@ -77,6 +77,10 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   // (the engine's Err) with every sub-run it started settled; a reused id becomes id#2….
   const lastCompletion = new Map<string, number>(); // delegation id → position of its latest delegation_completed so far
   const openRuns = new OpenSubRuns();
+  // Uses ended by an Err and started again: no delegation_completed of a later use is theirs.
+  const superseded = new Set<Delegation>();
+  // (id, parent run, start instant) → uses so far: two uses in the same second differ by a count (instanceKey).
+  const startsAt = new Map<string, number>();
   const startAt = new Map<Delegation, number>();
   // delegation id → parent_run_id → its latest delegation: an id started thousands of times
   // must not scan its list on every start.
@@ -104,6 +108,12 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     }
     const d = newDelegation(e.delegationId, list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, e);
     startAt.set(d, at);
+    if (resubmitted) superseded.add(same!);
+    const twinKey = `${e.delegationId}\u0000${e.parentRunId ?? ''}\u0000${e.time ? `${e.time.ms}.${e.time.subNs}` : e.ts}`;
+    const twins = startsAt.get(twinKey) ?? 0;
+    startsAt.set(twinKey, twins + 1);
+    if (twins > 0) d.startTwin = twins;
+    openRuns.close(e.delegationId, e.parentRunId); // runs still open are an earlier use's (paused, crashed): not this one's
     if (list.length > 0) {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
@@ -123,7 +133,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   });
 
   // Pass 2: attach every other delegation event to its delegation (orphans get one without a start).
-  const owners = new ReusedIdOwners(events, byId);
+  const owners = new ReusedIdOwners(events, byId, superseded);
   for (const e of events) {
     if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
     let list = byId.get(e.delegationId);
@@ -238,6 +248,17 @@ class OpenSubRuns {
     }
   }
 
+  /** Closes the runs of `id` started under `parentRunId`: a new use of the pair starts with none of its own. */
+  close(id: string, parentRunId: string | null): void {
+    const runs = this.runs.get(id);
+    if (!runs || !this.has(id, parentRunId)) return;
+    for (const run of runs.values()) {
+      if (!run.open || !run.parents.has(parentRunId)) continue;
+      run.open = false;
+      for (const p of run.parents) this.count(id, p, -1);
+    }
+  }
+
   /** A sub-run of `id` still running under `parentRunId` (one that names no parent run counts for every parent). */
   has(id: string, parentRunId: string | null): boolean {
     const open = this.openBy.get(id);
@@ -265,7 +286,11 @@ class ReusedIdOwners {
   constructor(
     private readonly events: readonly JournalEvent[],
     private readonly byId: Map<string, Delegation[]>,
-  ) {}
+    /** Uses superseded by a start after their Err: closed for delegation_completed, as a completed one is. */
+    superseded: ReadonlySet<Delegation> = new Set(),
+  ) {
+    for (const d of superseded) this.completed.add(d);
+  }
 
   pick(list: Delegation[], e: DelegationEvent): Delegation {
     const index = this.indexOf(list);

@@ -34,6 +34,7 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
   const startAt = new Map<Assigned, number>();
   // Every sub-run start so far, and the completions: a run is open while it has no completion yet.
   const subStarts: { id: string; run: string; parent: string | null }[] = [];
+  const completed = new Set<Assigned>(); // closed for delegation_completed
   const completedRuns = new Set<string>();
   events.forEach((e, at) => {
     if (e.type === 'delegation_completed') lastCompletion.set(e.delegationId, at);
@@ -57,6 +58,9 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
     }
     const d: Assigned = { key: list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, notes: [], events: [], started: e, parentRunId: e.parentRunId ?? null };
     startAt.set(d, at);
+    if (resubmitted) completed.add(same!); // ended by an Err: no later completion is its
+    // Runs still open under this parent belong to an earlier use: closed.
+    for (const r of subStarts) if (r.id === e.delegationId && r.parent === (e.parentRunId ?? null)) completedRuns.add(`${r.id}\u0000${r.run}`);
     if (list.length > 0) {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
@@ -112,7 +116,6 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
     }
     return best;
   };
-  const completed = new Set<Assigned>();
   const pick = (list: Assigned[], e: DelegationEvent): Assigned => {
     let candidates = list;
     const parent = parentOf(e);

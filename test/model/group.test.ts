@@ -260,6 +260,47 @@ describe('groupDelegations', () => {
     expect(second.notes.join(' ')).toMatch(/ended without a delegation_completed, none of its sub-runs still running/);
   });
 
+  it('after such a restart, the later use owns its delegation_completed, even with a paused run', () => {
+    const [first, second] = group({
+      's.jsonl': [
+        fanOut(T(1), 'y', 'p', ['a', 'b']),
+        sub(T(2), 'y', 'u1a', 'p', 'a'),
+        done(T(3), 'y', 'u1a', 'a', 'failed', { error: 'boom' }),
+        fanOut(T(10), 'y', 'p', ['a', 'b']),
+        sub(T(11), 'y', 'u2a', 'p', 'a'),
+        done(T(12), 'y', 'u2a', 'a', 'failed', { error: 'x' }),
+        sub(T(13), 'y', 'u2b', 'p', 'b'), // paused: Gen C journals no completion for it
+        fin(T(15), 'y', 2, 0, 2, 'unfinished'),
+      ],
+    });
+    expect([first.key, first.completed]).toEqual(['y', null]);
+    expect([second.key, second.completed?.line]).toEqual(['y#2', 8]);
+  });
+
+  it('a run an earlier, completed use left paused does not keep a later use from being restarted', () => {
+    const ds = group({
+      's.jsonl': [
+        fanOut(T(1), 'x', 'p', ['a', 'b']),
+        sub(T(2), 'x', 'r1a', 'p', 'a'),
+        sub(T(2, 5), 'x', 'r1b', 'p', 'b'), // paused, never completed
+        done(T(3), 'x', 'r1a', 'a', 'completed', { output_preview: 'A1' }),
+        fin(T(4), 'x', 2, 1, 1, 'unfinished'),
+        fanOut(T(10), 'x', 'p', ['a']),
+        sub(T(11), 'x', 'r2a', 'p', 'a'),
+        done(T(12), 'x', 'r2a', 'a', 'failed', { error: 'boom' }), // then an Err: no completion
+        fanOut(T(20), 'x', 'p', ['a']),
+        sub(T(21), 'x', 'r3a', 'p', 'a'),
+        done(T(22), 'x', 'r3a', 'a', 'completed', { output_preview: 'A3' }),
+        fin(T(23), 'x', 1, 1, 0),
+      ],
+    });
+    expect(ds.map((d) => [d.key, [...d.runs.keys()]])).toEqual([
+      ['x', ['r1a', 'r1b']],
+      ['x#2', ['r2a']],
+      ['x#3', ['r3a']],
+    ]);
+  });
+
   it('a second start of the same parent run while a sub-run of the first is still running is folded into the first', () => {
     const [d, ...rest] = group({
       's.jsonl': [fanOut(T(1), 'd', 'p', ['x', 'y']), sub(T(2), 'd', 'r-1', 'p', 'x'), fanOut(T(5), 'd', 'p', ['x', 'y']), sub(T(6), 'd', 'r-2', 'p', 'y'), done(T(7), 'd', 'r-1', 'x'), done(T(8), 'd', 'r-2', 'y'), fin(T(9), 'd', 2, 2, 0)],
@@ -325,5 +366,18 @@ describe('groupDelegations', () => {
     expect(a.parent === null || b.parent === null).toBe(true);
     expect(byKey(ds, 'self').parent).toBeNull();
     for (const d of ds) expect(delegationTree(d).length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('instanceKey (follow mode tells uses of an id apart by it)', () => {
+  it('is the same for a start written another way at the same instant, and differs for uses started in the same second', async () => {
+    const { instanceKey } = await import('../../src/model/delegation.js');
+    const [a] = group({ 's.jsonl': [fanOut('2025-11-03T09:15:00.100000000+00:00', 'd', 'p', ['x'])] });
+    const [b] = group({ 's.jsonl': [fanOut('2025-11-03T09:15:00.1Z', 'd', 'p', ['x'])] });
+    expect(instanceKey(b)).toBe(instanceKey(a));
+    // Timestamps in whole seconds: started, completed and started again within one second.
+    const ds = group({ 's.jsonl': [fanOut('2025-11-03T09:15:00Z', 'd', 'p', ['x']), fin('2025-11-03T09:15:00Z', 'd', 0, 0, 0), fanOut('2025-11-03T09:15:00Z', 'd', 'p', ['x'])] });
+    expect(ds.map((d) => d.key)).toEqual(['d', 'd#2']);
+    expect(new Set(ds.map(instanceKey)).size).toBe(2);
   });
 });

@@ -27,6 +27,8 @@ export interface IndexChunk {
   subNs: Int32Array;
   /** LINKS hashed ids per event; NaN where unused. */
   links: Float64Array;
+  /** Ids past an event's LINKS slots (rare: a reuse-key-shaped id's base), as pairs: the event's first id, that id. */
+  extraLinks: Float64Array;
   /** Sub-run completions with a preview: event (chunk-local), hash of the trimmed text, hash of its first 40 units (NaN when shorter). */
   previewAt: Int32Array;
   previewFull: Float64Array;
@@ -73,9 +75,8 @@ export function linkIds(e: JournalEvent): (string | null)[] {
     case 'delegation_started':
       return [e.delegationId, e.parentRunId, reuseKeyBase(e.delegationId)];
     case 'delegation_sub_run_started':
-      // Four links fill the record: the key shape's link takes an unused retry_of slot (its
-      // delegation's other events carry it anyway).
-      return [e.delegationId, e.subRunId, e.parentRunId, e.retryOf ?? reuseKeyBase(e.delegationId)];
+      // A fifth id does not fit the index's LINKS slots: it goes to the chunk's extraLinks.
+      return [e.delegationId, e.subRunId, e.parentRunId, e.retryOf, reuseKeyBase(e.delegationId)];
     case 'delegation_retry':
       return [e.delegationId, e.originalRunId, e.retryRunId, reuseKeyBase(e.delegationId)];
     case 'delegation_sub_run_completed':
@@ -105,6 +106,7 @@ export class IndexChunkBuilder {
   private ms: number[] = [];
   private subNs: number[] = [];
   private links: number[] = [];
+  private extraLinks: number[] = [];
   private previewAt: number[] = [];
   private previewFull: number[] = [];
   private previewPrefix: number[] = [];
@@ -154,6 +156,7 @@ export class IndexChunkBuilder {
     if (e.type === 'delegation_started') this.starts.push(i);
     const ids = linkIds(e);
     for (let k = 0; k < LINKS; k++) this.links.push(ids[k] ? hash53(ids[k]!) : Number.NaN);
+    for (let k = LINKS; k < ids.length; k++) if (ids[k] && ids[0]) this.extraLinks.push(hash53(ids[0]!), hash53(ids[k]!));
     const keys = e.type === 'delegation_sub_run_completed' && typeof e.outputPreview === 'string' ? previewKeys(e.outputPreview) : null;
     if (keys) {
       this.previewAt.push(i);
@@ -188,6 +191,7 @@ export class IndexChunkBuilder {
       ms: Float64Array.from(this.ms),
       subNs: Int32Array.from(this.subNs),
       links: Float64Array.from(this.links),
+      extraLinks: Float64Array.from(this.extraLinks),
       previewAt: Int32Array.from(this.previewAt),
       previewFull: Float64Array.from(this.previewFull),
       previewPrefix: Float64Array.from(this.previewPrefix),
@@ -203,7 +207,7 @@ export class IndexChunkBuilder {
 
 /** The buffers of a chunk, for postMessage's transfer list (no copy between threads). */
 export function chunkTransferList(c: IndexChunk): ArrayBuffer[] {
-  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.previewAt, c.previewFull, c.previewPrefix, c.starts, c.afterAt, c.afterMs, c.afterSubNs, c.arena].map((a) => a.buffer as ArrayBuffer);
+  return [c.fileIndex, c.offset, c.length, c.line, c.ms, c.subNs, c.links, c.extraLinks, c.previewAt, c.previewFull, c.previewPrefix, c.starts, c.afterAt, c.afterMs, c.afterSubNs, c.arena].map((a) => a.buffer as ArrayBuffer);
 }
 
 // zlib on first use, by require (the CLI bundle is compiled by vm.Script, which has no import()).
@@ -367,6 +371,11 @@ export class EventIndex {
       if (own < 0) own = this.newNode(); // an event without ids stands alone
       this.node.push(own);
       this.lower(root < 0 ? own : root, c.ms[i], c.subNs[i], c.fileIndex[i], c.line[i]);
+    }
+    for (let j = 0; j + 1 < c.extraLinks.length; j += 2) {
+      const a = this.ids.getOrAdd(c.extraLinks[j], () => this.newNode());
+      const b = this.ids.getOrAdd(c.extraLinks[j + 1], () => this.newNode());
+      this.union(a, b);
     }
     for (let j = 0; j < c.afterAt.length; j++) this.afterOf.set(first + c.afterAt[j], { ms: c.afterMs[j], subNs: c.afterSubNs[j] });
     if (this.starts)

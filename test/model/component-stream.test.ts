@@ -88,6 +88,21 @@ describe('streamed --all (event index, one component at a time)', () => {
     });
   }
 
+  it('keys a reused id apart from an id of the reuse-key shape that only a retry’s sub-run start carries, as in memory', async () => {
+    const dir = path.join(tmp, 'key-shaped-retry');
+    mkdirSync(dir, { recursive: true });
+    const lines = [
+      ...delegation('s1', 'x', 'P', 0, [['r1', 'a', 'one']], 'one'),
+      ...delegation('s1', 'x', 'P', 60, [['r2', 'a', 'two']], 'two'),
+      // The only event of delegation `x#2`: its retry_of fills the index's four link slots.
+      line('delegation_sub_run_started', '2026-05-01T10:05:00.000Z', 's1', { delegation_id: 'x#2', sub_run_id: 'o1', parent_run_id: 'Q', agent_id: 'a', depth: 1, retry_of: 'gone-run', status: 'running' }),
+    ];
+    writeFileSync(path.join(dir, 's1.jsonl'), `${lines.join('\n')}\n`);
+    const { whole, streamed } = await streamedAndWhole([dir], 'json');
+    expect(streamed).toBe(whole);
+    expect((JSON.parse(whole) as { delegations: { key: string }[] }).delegations.map((d) => d.key).sort()).toEqual(['x', 'x#2', 'x#3']);
+  });
+
   it('a named target (id, key, prefix, parent run, session; unknown and ambiguous) reports as in memory', async () => {
     for (const tree of ['sessions', 'join', 'checks'].map((t) => path.join(FIXTURES, t))) {
       const { report } = await analyze({ cwd: ROOT, sessions: [tree], all: true });

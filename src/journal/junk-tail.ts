@@ -23,8 +23,8 @@ export class JunkTail {
     if (this.parts.length > 0) {
       this.parts.push(Buffer.from(piece)); // a copy: the caller reuses its buffer
       this.bytes += piece.length;
-      if (this.bytes <= this.max) return this.remember(piece);
-      this.parts = []; // too long to be events after the damage: looked for again from this piece
+      if (this.bytes > this.max) this.trim();
+      if (this.parts.length > 0) return this.remember(piece);
     }
     // The first needle from here on starts the tail: every event after it is kept (salvage splits them).
     const across = Buffer.concat([this.prev, piece.subarray(0, this.needle.length - 1)]).indexOf(this.needle);
@@ -41,6 +41,14 @@ export class JunkTail {
   /** The kept bytes and the input offset of the first, or null when there are none. */
   take(): { buf: Buffer; start: number } | null {
     return this.parts.length === 0 ? null : { buf: Buffer.concat(this.parts, this.bytes), start: this.start };
+  }
+
+  /** Too long: starts the tail again at the first needle within the last `max` bytes (none: nothing kept). */
+  private trim(): void {
+    const joined = Buffer.concat(this.parts, this.bytes);
+    const at = joined.indexOf(this.needle, this.bytes - this.max);
+    if (at === -1) this.parts = [];
+    else this.restart([joined.subarray(at)], this.start + at);
   }
 
   /** Keeps the piece's last needle.length − 1 bytes (with the ones before when it is shorter). */

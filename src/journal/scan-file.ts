@@ -66,6 +66,8 @@ const LAST_LINE_HEAD = 256;
  * its last bytes are kept until the newline, so memory does not follow the longest line.
  */
 export const SKIP_LONG_LINE_AFTER = 1 << 20;
+/** Parts of a damaged line parsed at most (salvage): far more events than one line ever lost newlines between. */
+const MAX_SALVAGE_PARTS = 1000;
 const SPACE = 0x20;
 const TAB = 0x09;
 
@@ -419,16 +421,7 @@ export class LineScanner {
       return;
     }
     stats.candidateLines++;
-    const seen = this.input.seen;
-    if (seen) {
-      const digest = sha1().update(buf.subarray(start, end)).digest('base64');
-      const from = seen.get(digest);
-      if (from !== undefined && from !== this.input.fileIndex) {
-        stats.duplicateLines++;
-        return;
-      }
-      if (from === undefined) seen.set(digest, this.input.fileIndex);
-    }
+    if (this.repeated(buf, start, end)) return;
     let text: string;
     try {
       text = buf.toString('utf8', start, end);
@@ -448,6 +441,23 @@ export class LineScanner {
   }
 
   /**
+   * Whether buf[start, end) was read from the other journal of a `<sid>.jsonl` / `.jsonl.gz` pair
+   * already (counted, and left out: the pair's lines are read once).
+   */
+  private repeated(buf: Buffer, start: number, end: number): boolean {
+    const seen = this.input.seen;
+    if (!seen) return false;
+    const digest = sha1().update(buf.subarray(start, end)).digest('base64');
+    const from = seen.get(digest);
+    if (from !== undefined && from !== this.input.fileIndex) {
+      this.stats.duplicateLines++;
+      return true;
+    }
+    if (from === undefined) seen.set(digest, this.input.fileIndex);
+    return false;
+  }
+
+  /**
    * A line that is not one JSON object can still hold whole events: after damaged bytes (the
    * zeros a crash leaves before the next append, a write torn short) or two events whose newline
    * was lost. Each `{"type":"` starts one (it cannot occur inside a JSON string, whose quotes are
@@ -462,17 +472,24 @@ export class LineScanner {
     if (at === -1 || (at === 0 && !afterJunk && line.indexOf(TYPE_PREFIX, 1) === -1)) return false;
     let damaged = at > 0; // bytes before the first part
     let recovered = false;
+    let tried = 0;
     while (at !== -1) {
       const next = line.indexOf(TYPE_PREFIX, at + 1);
       const to = next === -1 ? line.length : next;
       let value: unknown = undefined;
-      try {
-        value = JSON.parse(buf.toString('utf8', start + at, start + to));
-      } catch {
-        damaged = true;
-      }
+      // Only a part that ends like an object is parsed, and only so many: a line of millions of
+      // `{"type":"` would otherwise cost a thrown parse error each (23 µs).
+      if (looksLikeObject(line, at, to) && tried++ < MAX_SALVAGE_PARTS) {
+        try {
+          value = JSON.parse(buf.toString('utf8', start + at, start + to));
+        } catch {
+          damaged = true;
+        }
+      } else damaged = true;
+      // Each part is looked up in the pair's digests on its own: the other journal of a `.jsonl` /
+      // `.jsonl.gz` pair may hold the damaged line whole, or only its end (a long line's, JunkTail).
       if (value !== undefined) {
-        this.emit(value, buf, start + at, start + to);
+        if (!this.repeated(buf, start + at, start + to)) this.emit(value, buf, start + at, start + to);
         recovered = true;
       }
       at = next;

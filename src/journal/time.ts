@@ -26,6 +26,8 @@ function parseRfc3339(ts: string): Instant | null {
   const zone = m[4] === 'z' ? 'Z' : m[4].length === 5 ? `${m[4].slice(0, 3)}:${m[4].slice(3)}` : m[4];
   const ms = Date.parse(`${m[1]}T${m[2]}.${frac.slice(0, 3)}${zone}`);
   if (Number.isNaN(ms)) return null;
+  // A leap second ends a UTC minute 59 (23:59:60Z, 05:29:60+05:30); :60 elsewhere is no time.
+  if (leap && new Date(ms).getUTCMinutes() !== 59) return null;
   return { ms, subNs: Number(frac.slice(3)) };
 }
 

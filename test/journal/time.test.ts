@@ -40,6 +40,8 @@ describe('parseTimestamp', () => {
     // Ordered after every instant of 23:59:59 and before the next day starts.
     expect(leap).toEqual({ ms: Date.parse('2016-12-31T23:59:59.999Z'), subNs: 999_999 });
     expect(compareInstants(leap, parseTimestamp('2017-01-01T00:00:00Z')!)).toBeLessThan(0);
+    expect(parseTimestamp('2016-12-31T23:30:60Z')).toBeNull(); // :60 only ends a UTC minute 59
+    expect(parseTimestamp('2017-01-01T05:29:60+05:30')).toEqual(parseTimestamp('2016-12-31T23:59:60Z'));
   });
 
   it('rejects non-strings', () => {
@@ -64,6 +66,7 @@ function reference(ts: string): { ms: number; subNs: number } | null {
   const frac = fraction.padEnd(9, '0');
   const zone = z === 'z' ? 'Z' : z.length === 5 ? `${z.slice(0, 3)}:${z.slice(3)}` : z;
   const ms = Date.parse(`${date}T${hm}${second}.${frac.slice(0, 3)}${zone}`);
+  if (leap && !Number.isNaN(ms) && new Date(ms).getUTCMinutes() !== 59) return null; // a leap second ends a UTC minute 59
   return Number.isNaN(ms) ? null : { ms, subNs: Number(frac.slice(3)) };
 }
 

@@ -305,7 +305,7 @@ class Follower {
     const named = this.all() ? null : targetLinks(this.target!, index.fileIds, files);
     const dormant = (this.dormant = new DormantComponents(index, files, named?.linkedTo, named?.inFiles));
     if (named) {
-      for (const c of dormant.linked) this.groups.add(dormant.wake(c));
+      for (const c of dormant.linked) this.groups.add(this.wakeOrWarn(dormant, c));
       return;
     }
     const now = this.now();
@@ -315,7 +315,17 @@ class Follower {
       this.consider(delegation, now, all);
       if (delegation.started && !delegation.completed) open.add(component); // it may go stale: evaluated at each poll
     }
-    for (const c of open) this.groups.add(dormant.wake(c));
+    for (const c of open) this.groups.add(this.wakeOrWarn(dormant, c));
+  }
+
+  /** Component c's events, or none with a warning when its lines cannot be read back now (it stays dormant, and is woken at its next event). */
+  private wakeOrWarn(dormant: DormantComponents, c: number): JournalEvent[] {
+    try {
+      return dormant.wake(c);
+    } catch (err) {
+      this.warnOnce(`could not read replayed lines back (${describeError(err)}): reports may miss events until it can`);
+      return [];
+    }
   }
 
   /** A prefix of several ids when the replay ends is refused as the plain command refuses it (exit 2, candidates listed). */
@@ -449,9 +459,24 @@ class Follower {
     const every = new Set(files.keys());
     if (this.target !== 'last' || this.settings.options.recentFirst === false) return every;
     // Paced as the replay is (breathe): this read can take seconds, and a Ctrl-C must be seen.
+    // A stopped read is partial, which scanRecentFirst cannot take: it is left by an exception.
     const pace = () => this.breathe();
-    const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournals(subset, { maxEventsPerFile, pace }), { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS });
-    if (this.stopRequested) return every; // start() stops before reading any of it
+    const stopped = new Error('stopped');
+    let r;
+    try {
+      r = await scanRecentFirst(
+        files,
+        async (subset, maxEventsPerFile) => {
+          const scan = await scanJournals(subset, { maxEventsPerFile, pace });
+          if (this.stopRequested) throw stopped;
+          return scan;
+        },
+        { maxShare: 1 / 8, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS },
+      );
+    } catch (err) {
+      if (err === stopped) return every; // start() stops before reading any of it
+      throw err;
+    }
     if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
     if (r.read === r.total && !r.readInPart) return every; // a small tree: read whole already
     r.scan.events.length = 0;

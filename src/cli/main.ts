@@ -117,11 +117,12 @@ export async function main(io: CliIO): Promise<number> {
     // `help help …` is `help …`.
     let words = io.argv;
     while (words[0] === 'help' && words[1] === 'help') words = words.slice(1);
-    // `help --help` is the root help (commander would call --help an unknown command, on stderr).
-    if (words[0] === 'help' && (words[1] === '--help' || words[1] === '-h')) words = ['--help'];
-    // `contract help validate` is `help contract validate`, with the same message for an unknown one.
-    const group = program.commands.find((c) => c.name() === words[0] && c.commands.length > 0);
-    if (group && words[1] === 'help' && words[2] !== undefined) words = ['help', words[0], ...words.slice(2)];
+    // `help --help` is the root help, `help -h list` list's (commander would call -h an unknown command, on stderr).
+    if (words[0] === 'help' && (words[1] === '--help' || words[1] === '-h')) words = words.length > 2 ? ['help', ...words.slice(2)] : ['--help'];
+    // `contract help validate` (options before it too) is `help contract validate`, with the same message for an unknown one.
+    const groups = new Set(program.commands.filter((c) => c.commands.length > 0).map((c) => c.name()));
+    const at = words.findIndex((w, k) => groups.has(w) && words[k + 1] === 'help' && words[k + 2] !== undefined && words.slice(0, k).every((x) => x.startsWith('-')));
+    if (at >= 0) words = ['help', words[at], ...words.slice(at + 2)];
     const [first, second] = words;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);

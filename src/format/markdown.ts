@@ -69,8 +69,20 @@ function findingsTable(d: DelegationReport): string[] {
   ];
 }
 
-function delegationSection(d: DelegationReport): string[] {
+/** `timelineBytes`: a section too large for the document keeps the timeline lines that fit, and says how many it left out. */
+function delegationSection(d: DelegationReport, timelineBytes = Number.POSITIVE_INFINITY): string[] {
   const gantt = delegationGantt(d);
+  const timeline: string[] = [];
+  let used = 0;
+  for (const t of d.timeline) {
+    const l = `- ${markdownText(t.ts || '?')} ${markdownText(t.text)}`;
+    used += Buffer.byteLength(l) + 1;
+    if (used > timelineBytes) {
+      timeline.push(`- *${d.timeline.length - timeline.length} more timeline lines left out to stay under GitHub's 1 MiB limit for a job summary: the JSON or HTML output has them all.*`);
+      break;
+    }
+    timeline.push(l);
+  }
   return [
     `### Delegation ${markdownText(headingName(d))}`,
     '',
@@ -83,7 +95,7 @@ function delegationSection(d: DelegationReport): string[] {
     '',
     '<details><summary>Timeline</summary>',
     '',
-    ...d.timeline.map((t) => `- ${markdownText(t.ts || '?')} ${markdownText(t.text)}`),
+    ...timeline,
     '',
     '</details>',
     '',
@@ -132,6 +144,17 @@ export const formatMarkdown: Formatter = (report, ctx) => {
   budget -= bytesOf(tableOut);
   const sizes = sections.map((sec, i) => ({ bytes: bytesOf(sec), flagged: flagged[i] }));
   const keptSections = sizes.reduce((n, x) => n + x.bytes, 0) <= budget ? new Set(sections.keys()) : fitting(sizes, budget);
+  // One section larger than what is left (a delegation of 100,000s of events): shown with the timeline lines that fit.
+  let left = budget - [...keptSections].reduce((n, i) => n + sizes[i].bytes, 0);
+  for (const pass of [true, false])
+    sections.forEach((sec, i) => {
+      if (keptSections.has(i) || flagged[i] !== pass || left < 16 * 1024) return;
+      const fixed = bytesOf(delegationSection(report.delegations[i], 0));
+      if (fixed + 1024 > left) return;
+      sections[i] = [...delegationSection(report.delegations[i], left - fixed - 1024), ''];
+      keptSections.add(i);
+      left -= bytesOf(sections[i]);
+    });
   const lines = [...head];
   for (const l of tableOut) lines.push(l);
   const leftRows = rows.length - keptRows.size;

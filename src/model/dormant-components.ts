@@ -46,6 +46,7 @@ export class DormantComponents {
    */
   wake(c: number): JournalEvent[] {
     if (this.awake.has(c)) return [];
+    this.materializer.forgetFailedOpens(); // what failed before (the replay, another group) is not this group's
     const events = this.materializer.eventsOf(c);
     // Gone (before its tail saw it go: then its lines are skipped) or unreadable for now.
     const [unopened] = [...this.materializer.unopenable.values(), ...[...this.materializer.gone.values()].map((display) => `${display}: no such file`)];

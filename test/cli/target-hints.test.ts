@@ -49,6 +49,8 @@ describe('unknown targets', () => {
     expect((await runMain(['contract', 'help', 'validate'])).stdout).toBe(validate.stdout);
     // `help --help` and `help -h`: the root help, on stdout (commander took --help for a command name).
     for (const flag of ['--help', '-h']) expect(await runMain(['help', flag])).toMatchObject({ code: 0, stderr: '', stdout: top.stdout });
+    expect(await runMain(['help', '-h', 'list'])).toMatchObject({ code: 0, stderr: '', stdout: list.stdout });
+    expect(await runMain(['--no-color', 'contract', 'help', 'bogus'])).toMatchObject({ code: 2, stdout: '', stderr: 'trace-delegation: help: unknown command contract bogus (contract has: validate)\n' });
     const flat = await runMain(['help', 'list', 'extra']);
     expect([flat.code, flat.stderr]).toEqual([2, 'trace-delegation: help: list has no subcommands (trace-delegation help list)\n']);
     const bogus = await runMain(['help', 'bogus']);

@@ -85,6 +85,31 @@ describe('DormantComponents', () => {
     }
   });
 
+  it('wakes a group whatever happened to the journals of other groups (one removed during the replay)', async () => {
+    const tree = mkdtempSync(path.join(os.tmpdir(), 'td-dormant-'));
+    try {
+      cpSync(path.join(FIXTURES, 'sessions'), tree, { recursive: true });
+      const { files, index } = await indexed(tree);
+      // One plain journal (an archive's lines were copied at the replay: they need no file).
+      const singleFile = (i: { delegation: Delegation }) => new Set(i.delegation.events.map((e) => e.fileIndex)).size === 1 && files[i.delegation.events[0].fileIndex].path.endsWith('.jsonl');
+      const items = [...new DormantComponents(index, files).replay()];
+      const mine = items.find(singleFile)!;
+      const file = mine.delegation.events[0].fileIndex;
+      const other = items.find((i) => singleFile(i) && i.delegation.events[0].fileIndex !== file)!;
+      // Another group's journal goes for good after the scan: the replay cannot read it back.
+      const again = await indexed(tree);
+      rmSync(files[other.delegation.events[0].fileIndex].path);
+      const dormant = new DormantComponents(again.index, again.files);
+      expect([...dormant.replay()].length).toBeLessThan(items.length);
+      const late = mine.delegation.events[mine.delegation.events.length - 1];
+      const { woken, failure } = dormant.wakeLinked([late]);
+      expect(failure).toBeNull();
+      expect(woken.length).toBeGreaterThan(0);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
   it('leaves out the lines of a journal read again from its start', async () => {
     const { files, index } = await indexed('sessions');
     const dormant = new DormantComponents(index, files);

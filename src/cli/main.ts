@@ -121,8 +121,9 @@ export async function main(io: CliIO): Promise<number> {
     if (words[0] === 'help' && (words[1] === '--help' || words[1] === '-h')) words = words.length > 2 ? ['help', ...words.slice(2)] : ['--help'];
     // `contract help validate` (options before it too) is `help contract validate`, with the same message for an unknown one.
     const groups = new Set(program.commands.filter((c) => c.commands.length > 0).map((c) => c.name()));
-    const at = words.findIndex((w, k) => groups.has(w) && words[k + 1] === 'help' && words[k + 2] !== undefined && words.slice(0, k).every((x) => x.startsWith('-')));
-    if (at >= 0) words = ['help', words[at], ...words.slice(at + 2)];
+    const [groupWord, helpWord] = positionals(words, program);
+    const at = groupWord !== undefined && groups.has(groupWord) && helpWord === 'help' ? words.indexOf('help', words.indexOf(groupWord) + 1) : -1;
+    if (at >= 0 && words[at + 1] !== undefined) words = ['help', groupWord!, ...words.slice(at + 1)];
     const [first, second] = words;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);

@@ -58,7 +58,14 @@ function summaryTable(report: TraceReport): string[] {
   return ['| Delegation | Pattern | Status | Sub-runs | Findings |', '| --- | --- | --- | --- | --- |', ...rows];
 }
 
-const location = (f: Finding) => f.evidence.map((e) => `${markdownText(e.file)}:${e.line}`).join(', ') || '—';
+/** Evidence shown in a findings cell: a finding about 15,000 sub-runs would otherwise fill the document with one cell. */
+const MAX_EVIDENCE_SHOWN = 20;
+
+function location(f: Finding): string {
+  const shown = f.evidence.slice(0, MAX_EVIDENCE_SHOWN).map((e) => `${markdownText(e.file)}:${e.line}`);
+  const more = f.evidence.length - shown.length;
+  return shown.join(', ') + (more > 0 ? `, … (${more} more: the JSON output lists them)` : '') || '—';
+}
 
 function findingsTable(d: DelegationReport): string[] {
   if (!d.findings.length) return ['No findings.'];
@@ -68,6 +75,9 @@ function findingsTable(d: DelegationReport): string[] {
     ...d.findings.map((f) => `| ${ICON[f.severity]} ${f.severity} | ${idCode(f.id)} | ${markdownText(f.message)}<br>*${markdownText(`symptom: ${f.symptom}; check: ${f.check}`)}* | ${location(f)} |`),
   ];
 }
+
+/** GitHub's Mermaid refuses a diagram longer than this (its maxTextSize): the chart is left out, with a line that says so. */
+const MERMAID_MAX_CHARS = 50_000;
 
 /** `timelineBytes`: a section too large for the document keeps the timeline lines that fit, and says how many it left out. */
 function delegationSection(d: DelegationReport, timelineBytes = Number.POSITIVE_INFINITY): string[] {
@@ -88,7 +98,11 @@ function delegationSection(d: DelegationReport, timelineBytes = Number.POSITIVE_
     '',
     `Pattern: ${markdownText(d.pattern ?? '?')} · Parent run: ${markdownText(d.parentRunId ?? '?')} · Expected agents/tasks: ${markdownText(d.expected)}`,
     '',
-    ...(gantt ? ['```mermaid', gantt, '```', ''] : ['*No sub-run was journaled with a time, so there is no chart.*', '']),
+    ...(!gantt
+      ? ['*No sub-run was journaled with a time, so there is no chart.*', '']
+      : gantt.length > MERMAID_MAX_CHARS
+        ? [`*The chart would take ${gantt.length.toLocaleString('en-US')} characters, more than the ${MERMAID_MAX_CHARS.toLocaleString('en-US')} Mermaid draws on GitHub: the HTML output draws it.*`, '']
+        : ['```mermaid', gantt, '```', '']),
     '**Findings**',
     '',
     ...findingsTable(d),
@@ -114,24 +128,32 @@ export const MARKDOWN_MAX_BYTES = 1_000_000;
 
 const bytesOf = (lines: readonly string[]) => lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
 
-/** Which of `items` (each with its bytes and whether it has findings) fit in `budget`: those with findings first, then in order. */
-function fitting(items: readonly { bytes: number; flagged: boolean }[], budget: number): Set<number> {
+/** Which of `items` fit in `budget`, taken by rank (higher first), then in order. */
+function fitting(items: readonly { bytes: number; rank: number }[], budget: number): Set<number> {
   const kept = new Set<number>();
   let used = 0;
-  for (const pass of [true, false])
-    items.forEach((item, i) => {
-      if (item.flagged !== pass || used + item.bytes > budget) return;
-      kept.add(i);
-      used += item.bytes;
-    });
+  for (const i of byRank(items)) {
+    if (used + items[i].bytes > budget) continue;
+    kept.add(i);
+    used += items[i].bytes;
+  }
   return kept;
+}
+
+/** Indexes of `items` by rank, higher first, report order within a rank. */
+const byRank = (items: readonly { rank: number }[]) => [...items.keys()].sort((a, b) => items[b].rank - items[a].rank || a - b);
+
+/** What is kept first when the document is too large: a delegation that fails --fail-on, then by its worst finding. */
+function rankOf(d: DelegationReport, failOn: FormatContext['failOn']): number {
+  const worst = d.findings.reduce((n, f) => Math.max(n, SEVERITY_RANK[f.severity] + 1), 0);
+  return (failing(d.findings, failOn).length > 0 ? 10 : 0) + worst;
 }
 
 /** The report as GitHub-flavoured Markdown for a PR comment or `$GITHUB_STEP_SUMMARY`. */
 export const formatMarkdown: Formatter = (report, ctx) => {
   const head = ['## trace-delegation report', '', resultLine(report, ctx), ''];
   const limits = report.limits.length ? ['### Scan limits', '', ...report.limits.map((l) => `- ${markdownText(l)}`), ''] : [];
-  const flagged = report.delegations.map((d) => d.findings.length > 0);
+  const ranks = report.delegations.map((d) => rankOf(d, ctx.failOn));
   // Loops, not push(...section): a spread passes each line as an argument, and a delegation of
   // 100,000 children has more lines than the call stack takes.
   const sections = report.delegations.map((d) => [...delegationSection(d), '']);
@@ -139,29 +161,28 @@ export const formatMarkdown: Formatter = (report, ctx) => {
   let budget = MARKDOWN_MAX_BYTES - bytesOf(head) - bytesOf(limits) - 1024; // room for the notes
   const tableHead = table.slice(0, 2);
   const rows = table.slice(2);
-  const keptRows = bytesOf(rows) <= budget / 2 ? new Set(rows.keys()) : fitting(rows.map((r, i) => ({ bytes: Buffer.byteLength(r) + 1, flagged: flagged[i] })), budget / 2 - bytesOf(tableHead));
+  const keptRows = bytesOf(rows) <= budget / 2 ? new Set(rows.keys()) : fitting(rows.map((r, i) => ({ bytes: Buffer.byteLength(r) + 1, rank: ranks[i] })), budget / 2 - bytesOf(tableHead));
   const tableOut = rows.length ? [...tableHead, ...rows.filter((_, i) => keptRows.has(i)), ''] : [];
   budget -= bytesOf(tableOut);
-  const sizes = sections.map((sec, i) => ({ bytes: bytesOf(sec), flagged: flagged[i] }));
+  const sizes = sections.map((sec, i) => ({ bytes: bytesOf(sec), rank: ranks[i] }));
   const keptSections = sizes.reduce((n, x) => n + x.bytes, 0) <= budget ? new Set(sections.keys()) : fitting(sizes, budget);
-  // One section larger than what is left (a delegation of 100,000s of events): shown with the timeline lines that fit.
+  // A section larger than what is left (a delegation of 100,000s of events): shown with the timeline lines that fit.
   let left = budget - [...keptSections].reduce((n, i) => n + sizes[i].bytes, 0);
-  for (const pass of [true, false])
-    sections.forEach((sec, i) => {
-      if (keptSections.has(i) || flagged[i] !== pass || left < 16 * 1024) return;
-      const fixed = bytesOf(delegationSection(report.delegations[i], 0));
-      if (fixed + 1024 > left) return;
-      sections[i] = [...delegationSection(report.delegations[i], left - fixed - 1024), ''];
-      keptSections.add(i);
-      left -= bytesOf(sections[i]);
-    });
+  for (const i of byRank(sizes)) {
+    if (keptSections.has(i) || left < 16 * 1024) continue;
+    const fixed = bytesOf(delegationSection(report.delegations[i], 0));
+    if (fixed + 1024 > left) continue;
+    sections[i] = [...delegationSection(report.delegations[i], left - fixed - 1024), ''];
+    keptSections.add(i);
+    left -= bytesOf(sections[i]);
+  }
   const lines = [...head];
   for (const l of tableOut) lines.push(l);
   const leftRows = rows.length - keptRows.size;
   const leftSections = sections.length - keptSections.size;
   if (leftRows > 0 || leftSections > 0) {
     const what = [leftRows > 0 ? `${plural(leftRows, 'row')} of the table` : '', leftSections > 0 ? `${plural(leftSections, 'delegation section')}` : ''].filter(Boolean).join(' and ');
-    lines.push(`*${what} left out (those without findings first) to stay under GitHub's 1 MiB limit for a job summary: the JSON or HTML output has every delegation.*`, '');
+    lines.push(`*${what} left out (the least severe first) to stay under GitHub's 1 MiB limit for a job summary: the JSON or HTML output has every delegation.*`, '');
   }
   sections.forEach((sec, i) => {
     if (keptSections.has(i)) for (const l of sec) lines.push(l);

@@ -66,8 +66,8 @@ const LAST_LINE_HEAD = 256;
  * its last bytes are kept until the newline, so memory does not follow the longest line.
  */
 export const SKIP_LONG_LINE_AFTER = 1 << 20;
-/** Parts of a damaged line parsed at most (salvage): far more events than one line ever lost newlines between. */
-const MAX_SALVAGE_PARTS = 1000;
+/** Parts of a damaged line that may fail to parse before the rest are no longer tried (salvage). */
+const MAX_SALVAGE_FAILURES = 1000;
 const SPACE = 0x20;
 const TAB = 0x09;
 
@@ -472,18 +472,20 @@ export class LineScanner {
     if (at === -1 || (at === 0 && !afterJunk && line.indexOf(TYPE_PREFIX, 1) === -1)) return false;
     let damaged = at > 0; // bytes before the first part
     let recovered = false;
-    let tried = 0;
+    let failed = 0;
     while (at !== -1) {
       const next = line.indexOf(TYPE_PREFIX, at + 1);
       const to = next === -1 ? line.length : next;
       let value: unknown = undefined;
-      // Only a part that ends like an object is parsed, and only so many: a line of millions of
-      // `{"type":"` would otherwise cost a thrown parse error each (23 µs).
-      if (looksLikeObject(line, at, to) && tried++ < MAX_SALVAGE_PARTS) {
+      // Only a part that ends like an object is parsed, and only until so many failed: a line of
+      // millions of `{"type":"` would otherwise cost a thrown parse error each (23 µs). Parts
+      // that parse are cheap, and the events after damage are at the line's end.
+      if (looksLikeObject(line, at, to) && failed < MAX_SALVAGE_FAILURES) {
         try {
           value = JSON.parse(buf.toString('utf8', start + at, start + to));
         } catch {
           damaged = true;
+          failed++;
         }
       } else damaged = true;
       // Each part is looked up in the pair's digests on its own: the other journal of a `.jsonl` /

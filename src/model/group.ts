@@ -109,11 +109,13 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     const d = newDelegation(e.delegationId, list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, e);
     startAt.set(d, at);
     if (resubmitted) superseded.add(same!);
+    // Runs still open under this parent belong to an earlier use (paused, crashed): not this one's.
+    // Only then: a first use's own runs may be journaled just before its start (clock skew).
+    if (same) openRuns.close(e.delegationId, e.parentRunId);
     const twinKey = `${e.delegationId}\u0000${e.parentRunId ?? ''}\u0000${e.time ? `${e.time.ms}.${e.time.subNs}` : e.ts}`;
     const twins = startsAt.get(twinKey) ?? 0;
     startsAt.set(twinKey, twins + 1);
     if (twins > 0) d.startTwin = twins;
-    openRuns.close(e.delegationId, e.parentRunId); // runs still open are an earlier use's (paused, crashed): not this one's
     if (list.length > 0) {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`

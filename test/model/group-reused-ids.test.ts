@@ -59,8 +59,8 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
     const d: Assigned = { key: list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, notes: [], events: [], started: e, parentRunId: e.parentRunId ?? null };
     startAt.set(d, at);
     if (resubmitted) completed.add(same!); // ended by an Err: no later completion is its
-    // Runs still open under this parent belong to an earlier use: closed.
-    for (const r of subStarts) if (r.id === e.delegationId && r.parent === (e.parentRunId ?? null)) completedRuns.add(`${r.id}\u0000${r.run}`);
+    // Runs still open under this parent belong to an earlier use: closed (a first use has none).
+    if (same) for (const r of subStarts) if (r.id === e.delegationId && r.parent === (e.parentRunId ?? null)) completedRuns.add(`${r.id}\u0000${r.run}`);
     if (list.length > 0) {
       const note = again
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`

@@ -301,6 +301,13 @@ describe('groupDelegations', () => {
     ]);
   });
 
+  it('a first use whose sub-run start sorts just before it (clock skew) keeps that run open: a repeated start is folded', () => {
+    const ds = group({
+      's.jsonl': [sub(T(0, 500_000_000), 'd', 'r1', 'p', 'x'), fanOut(T(1), 'd', 'p', ['x']), fanOut(T(5), 'd', 'p', ['x']), done(T(6), 'd', 'r1', 'x'), fin(T(7), 'd', 1, 1, 0)],
+    });
+    expect(ds.map((d) => [d.key, [...d.runs.keys()]])).toEqual([['d', ['r1']]]);
+  });
+
   it('a second start of the same parent run while a sub-run of the first is still running is folded into the first', () => {
     const [d, ...rest] = group({
       's.jsonl': [fanOut(T(1), 'd', 'p', ['x', 'y']), sub(T(2), 'd', 'r-1', 'p', 'x'), fanOut(T(5), 'd', 'p', ['x', 'y']), sub(T(6), 'd', 'r-2', 'p', 'y'), done(T(7), 'd', 'r-1', 'x'), done(T(8), 'd', 'r-2', 'y'), fin(T(9), 'd', 2, 2, 0)],

@@ -1,5 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
+import { analyze } from '../../src/analyze.js';
+import { formatMarkdown, MARKDOWN_MAX_BYTES } from '../../src/format/markdown.js';
+import { ev, journal } from '../helpers/journal.js';
 import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat } from './ci-run.js';
 
 const mermaidBlocks = (md: string) => [...md.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((m) => m[1]);
@@ -52,75 +58,61 @@ describe('--format markdown', () => {
   });
 });
 
+/** The report of one journal of `lines`, read from a temporary folder. */
+async function reportOfLines(lines: string[]) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'td-md-'));
+  try {
+    writeFileSync(path.join(dir, 's.jsonl'), journal(...lines));
+    return (await analyze({ sessions: [dir], all: true, checkOptions: { nowMs: Date.parse('2030-01-01T00:00:00Z') } })).report;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('--format markdown on a large tree', () => {
   it("stays under GitHub's 1 MiB job-summary limit: clean sections go first, flagged ones stay, and a line says so", async () => {
-    const { analyze } = await import('../../src/analyze.js');
-    const { formatMarkdown, MARKDOWN_MAX_BYTES } = await import('../../src/format/markdown.js');
-    const { ev, journal } = await import('../helpers/journal.js');
-    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const path = await import('node:path');
-    const dir = mkdtempSync(path.join(tmpdir(), 'td-md-'));
-    try {
-      const lines: string[] = [];
-      const at = (i: number, s: number) => new Date(Date.parse('2025-11-03T09:00:00Z') + i * 60_000 + s * 1000).toISOString();
-      for (let i = 0; i < 1500; i++) {
-        const id = `d-${String(i).padStart(4, '0')}`;
-        const bad = i % 500 === 499; // three delegations whose totals disagree: an error each
-        lines.push(
-          ev.started(at(i, 0), { delegation_id: id, parent_run_id: `p-${id}`, pattern: 'fan_out', agent_ids: ['coder'] }),
-          ev.subStarted(at(i, 1), { delegation_id: id, sub_run_id: `r-${id}`, parent_run_id: `p-${id}`, agent_id: 'coder' }),
-          ev.subCompleted(at(i, 2), { delegation_id: id, sub_run_id: `r-${id}`, agent_id: 'coder', status: 'completed', output_preview: 'ok' }),
-          ev.completed(at(i, 3), { delegation_id: id, pattern: 'fan_out', total_sub_runs: bad ? 2 : 1, succeeded: 1, failed: bad ? 1 : 0, aggregated_status: 'completed', aggregated_output_preview: 'ok' }),
-        );
-      }
-      writeFileSync(path.join(dir, 's.jsonl'), journal(...lines));
-      const { report } = await analyze({ sessions: [dir], all: true, checkOptions: { nowMs: Date.parse('2030-01-01T00:00:00Z') } });
-      const md = formatMarkdown(report, { color: false, failOn: 'error' });
-      expect(Buffer.byteLength(md)).toBeLessThanOrEqual(MARKDOWN_MAX_BYTES);
-      for (const id of ['d-0499', 'd-0999', 'd-1499']) expect(md).toContain(`### Delegation ${id}\n`);
-      expect(md).toMatch(/\*\d+ delegation sections left out \(the least severe first\) to stay under GitHub's 1 MiB limit for a job summary: the JSON or HTML output has every delegation\.\*/);
-      expect(md.match(/^\| d/gm)).toHaveLength(1500); // every row of the table still fits
-      const small = formatMarkdown({ ...report, delegations: report.delegations.slice(0, 10) }, { color: false, failOn: 'error' });
-      expect(small).not.toContain('left out');
-      // Every delegation with a warning, the last with an error too: the one that fails the job is kept first.
-      const [errorFinding] = report.delegations[499].findings;
-      const warning = { ...errorFinding, severity: 'warning' as const };
-      const warned = report.delegations.map((d, i) => ({ ...d, findings: i === 1499 ? [warning, errorFinding] : [warning] }));
-      const ranked = formatMarkdown({ ...report, delegations: warned }, { color: false, failOn: 'error' });
-      expect(Buffer.byteLength(ranked)).toBeLessThanOrEqual(MARKDOWN_MAX_BYTES);
-      expect(ranked).toContain('### Delegation d-1499\n');
-      expect(ranked).toContain('### Delegation d-0000\n'); // then the warnings, in report order
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    const lines: string[] = [];
+    const at = (i: number, s: number) => new Date(Date.parse('2025-11-03T09:00:00Z') + i * 60_000 + s * 1000).toISOString();
+    for (let i = 0; i < 1500; i++) {
+      const id = `d-${String(i).padStart(4, '0')}`;
+      const bad = i % 500 === 499; // three delegations whose totals disagree: an error each
+      lines.push(
+        ev.started(at(i, 0), { delegation_id: id, parent_run_id: `p-${id}`, pattern: 'fan_out', agent_ids: ['coder'] }),
+        ev.subStarted(at(i, 1), { delegation_id: id, sub_run_id: `r-${id}`, parent_run_id: `p-${id}`, agent_id: 'coder' }),
+        ev.subCompleted(at(i, 2), { delegation_id: id, sub_run_id: `r-${id}`, agent_id: 'coder', status: 'completed', output_preview: 'ok' }),
+        ev.completed(at(i, 3), { delegation_id: id, pattern: 'fan_out', total_sub_runs: bad ? 2 : 1, succeeded: 1, failed: bad ? 1 : 0, aggregated_status: 'completed', aggregated_output_preview: 'ok' }),
+      );
     }
+    const report = await reportOfLines(lines);
+    const md = formatMarkdown(report, { color: false, failOn: 'error' });
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(MARKDOWN_MAX_BYTES);
+    for (const id of ['d-0499', 'd-0999', 'd-1499']) expect(md).toContain(`### Delegation ${id}\n`);
+    expect(md).toMatch(/\*\d+ delegation sections left out \(the least severe first\) to stay under GitHub's 1 MiB limit for a job summary: the JSON or HTML output has every delegation\.\*/);
+    expect(md.match(/^\| d/gm)).toHaveLength(1500); // every row of the table still fits
+    const small = formatMarkdown({ ...report, delegations: report.delegations.slice(0, 10) }, { color: false, failOn: 'error' });
+    expect(small).not.toContain('left out');
+    // Every delegation with a warning, the last with an error too: the one that fails the job is kept first.
+    const [errorFinding] = report.delegations[499].findings;
+    const warning = { ...errorFinding, severity: 'warning' as const };
+    const warned = report.delegations.map((d, i) => ({ ...d, findings: i === 1499 ? [warning, errorFinding] : [warning] }));
+    const ranked = formatMarkdown({ ...report, delegations: warned }, { color: false, failOn: 'error' });
+    expect(Buffer.byteLength(ranked)).toBeLessThanOrEqual(MARKDOWN_MAX_BYTES);
+    expect(ranked).toContain('### Delegation d-1499\n');
+    expect(ranked).toContain('### Delegation d-0000\n'); // then the warnings, in report order
   });
 });
 
 describe('--format markdown on one very large delegation', () => {
   it('leaves out a chart Mermaid would refuse on GitHub, and shows the first 20 evidence locations of a finding', async () => {
-    const { analyze } = await import('../../src/analyze.js');
-    const { formatMarkdown } = await import('../../src/format/markdown.js');
-    const { ev, journal } = await import('../helpers/journal.js');
-    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const path = await import('node:path');
-    const dir = mkdtempSync(path.join(tmpdir(), 'td-md-'));
-    try {
-      const at = (s: number) => new Date(Date.parse('2025-11-03T09:00:00Z') + s).toISOString();
-      const lines = [ev.started(at(0), { delegation_id: 'wide', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })];
-      for (let i = 0; i < 1000; i++) lines.push(ev.subStarted(at(1 + i), { delegation_id: 'wide', sub_run_id: `r${i}`, parent_run_id: 'p', agent_id: 'a' }));
-      for (let i = 0; i < 1000; i++) lines.push(ev.subCompleted(at(2000 + i), { delegation_id: 'wide', sub_run_id: `r${i}`, agent_id: 'a', status: 'completed', output_preview: 'ok' }));
-      writeFileSync(path.join(dir, 's.jsonl'), journal(...lines));
-      const { report } = await analyze({ sessions: [dir], all: true, checkOptions: { nowMs: Date.parse('2030-01-01T00:00:00Z') } });
-      const md = formatMarkdown(report, { color: false, failOn: 'error' });
-      expect(md).not.toContain('```mermaid');
-      expect(md).toMatch(/\*The chart would take [\d,]+ characters, more than the 50,000 Mermaid draws on GitHub: the HTML output draws it\.\*/);
-      const row = md.split('\n').find((l) => l.includes('`agent-set-mismatch`'))!;
-      expect(row.match(/s\.jsonl:\d+/g)).toHaveLength(20);
-      expect(row).toMatch(/, … \(\d+ more: the JSON output lists them\) \|$/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const at = (s: number) => new Date(Date.parse('2025-11-03T09:00:00Z') + s).toISOString();
+    const lines = [ev.started(at(0), { delegation_id: 'wide', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] })];
+    for (let i = 0; i < 1000; i++) lines.push(ev.subStarted(at(1 + i), { delegation_id: 'wide', sub_run_id: `r${i}`, parent_run_id: 'p', agent_id: 'a' }));
+    for (let i = 0; i < 1000; i++) lines.push(ev.subCompleted(at(2000 + i), { delegation_id: 'wide', sub_run_id: `r${i}`, agent_id: 'a', status: 'completed', output_preview: 'ok' }));
+    const md = formatMarkdown(await reportOfLines(lines), { color: false, failOn: 'error' });
+    expect(md).not.toContain('```mermaid');
+    expect(md).toMatch(/\*The chart would take [\d,]+ characters, more than the 50,000 Mermaid draws on GitHub: the HTML output draws it\.\*/);
+    const row = md.split('\n').find((l) => l.includes('`agent-set-mismatch`'))!;
+    expect(row.match(/s\.jsonl:\d+/g)).toHaveLength(20);
+    expect(row).toMatch(/, … \(\d+ more: the JSON output lists them\) \|$/);
   });
 });

@@ -2,7 +2,7 @@ import { sessionIdOfPath, TRACKER_STEM } from '../journal/discover.js';
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent, Location, SubRunCompletedEvent } from '../journal/types.js';
-import { finalCompletion, isPausedStatus, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
+import { finalCompletion, isPausedStatus, isSuccess, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
 import { filesBySession } from './target.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
@@ -236,7 +236,8 @@ export function unexplainedSequentialStop(d: Delegation): { last: Child; next: s
   if (started.length === 0 || started.length >= ids.length) return null;
   const last = started[started.length - 1];
   const status = finalCompletion(last.final)?.status ?? null;
-  if (status === null || status === 'completed' || status === 'paused' || status === 'cancelled' || status === 'waiting') return null;
+  // A stage that completed with an error failed (is_success) and falls through like a failed one.
+  if (status === null || isSuccess(last.final) || status === 'paused' || status === 'cancelled' || status === 'waiting') return null;
   if (lastMarker(last.final, 'pause') || lastMarker(last.final, 'cancel_requested') || d.completed.aggregatedStatus === 'unfinished') return null;
   const total = d.completed.totalSubRuns;
   if (total === null || total > started.length) return null; // a start failure of the next stage, counted

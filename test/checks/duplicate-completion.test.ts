@@ -3,6 +3,11 @@ import { testCheck } from './harness.js';
 testCheck('duplicate-completion', {
   invalid: [
     {
+      // Two joins with the same counts and status but different outputs: the parent got two answers.
+      fixture: 'trigger-joins-differ-in-output.jsonl',
+      findings: [{ severity: 'error', delegation: 'd-two-answers', messageIncludes: ['2 delegation_completed events that disagree', 'output "EU price 102\\n---\\nUS price 97.5" vs', 'output "EU price 102")'] }],
+    },
+    {
       // Two writers raced: failed, then completed for the same run.
       fixture: 'trigger-conflicting-statuses.jsonl',
       findings: [

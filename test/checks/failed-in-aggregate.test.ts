@@ -3,6 +3,11 @@ import { testCheck } from './harness.js';
 testCheck('failed-in-aggregate', {
   invalid: [
     {
+      // The failed US output is in the first of two joins only: every join the parent received is checked.
+      fixture: '../checks/duplicate-completion/trigger-joins-differ-in-output.jsonl',
+      findings: [{ severity: 'error', delegation: 'd-two-answers', messageIncludes: 'the aggregate contains "US price 97.5", the output of sub-run u (agent us), whose final status is failed' }],
+    },
+    {
       fixture: '../join/failed-in-aggregate.jsonl',
       findings: [
         {

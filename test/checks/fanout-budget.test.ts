@@ -3,6 +3,11 @@ import { testCheck } from './harness.js';
 testCheck('fanout-budget', {
   invalid: [
     {
+      // A fan-out that crashed with all 9 runs started and none completed: the last start counts its own run too.
+      fixture: '../safe/fanout-budget-open.jsonl',
+      findings: [{ severity: 'warning', delegation: 'd-crashed-fanout', messageIncludes: '9 sub-runs were running at once' }],
+    },
+    {
       // Ten shards all start before any completes; the peak is reached at the tenth start (line 12).
       fixture: '../safe/fanout-budget.jsonl',
       findings: [
@@ -44,6 +49,8 @@ testCheck('fanout-budget', {
     // ([start, end) intervals); a tree of exactly 32 runs with 32 running at once across it but at
     // most 7 per delegation.
     '../safe/fanout-budget-lookalike.jsonl',
+    // The same crash with 8 runs: at the threshold, not above it.
+    '../safe/fanout-budget-open-lookalike.jsonl',
     { fixture: '../safe/fanout-budget.jsonl', options: { maxFanout: 10 } },
     { fixture: '../safe/fanout-budget-tree.jsonl', options: { maxTree: 36 } },
   ],

@@ -3,6 +3,11 @@ import { testCheck } from './harness.js';
 testCheck('sequential-stopped-early', {
   invalid: [
     {
+      // Stage a completed with an error: a failure (is_success), which falls through to b; not stop_on_success.
+      fixture: 'trigger-completed-with-error.jsonl',
+      findings: [{ severity: 'info', messageIncludes: 'stopped after stage 1 of 2 (a, completed); b never started: a failed stage falls through to the next, and total_sub_runs 1 counts no start failure of it' }],
+    },
+    {
       // Stage 1's Gen A completion says waiting (not terminal): left unfinished, as missing-completion says.
       fixture: 'trigger-waiting-stage.jsonl',
       findings: [{ severity: 'info', messageIncludes: 'stopped after stage 1 of 3 (a, waiting); b, c never started: the stage was left unfinished (paused or waiting)' }],

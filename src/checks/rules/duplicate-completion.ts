@@ -1,6 +1,8 @@
 import { loc, terminalCompletions } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
 export const duplicateCompletion: Check = {
   meta: {
     id: 'duplicate-completion',
@@ -32,11 +34,17 @@ export const duplicateCompletion: Check = {
       });
     }
     if (d.completions.length > 1) {
-      const sig = (c: (typeof d.completions)[number]) => JSON.stringify([c.totalSubRuns, c.succeeded, c.failed, c.aggregatedStatus]);
+      // The parent got two answers when the counts, the status or the joined output differ.
+      const sig = (c: (typeof d.completions)[number]) => JSON.stringify([c.totalSubRuns, c.succeeded, c.failed, c.aggregatedStatus, c.aggregatedOutputPreview, c.pattern]);
+      const counts = (c: (typeof d.completions)[number]) => JSON.stringify([c.totalSubRuns, c.succeeded, c.failed, c.aggregatedStatus]);
+      // The outputs are shown when they are what differs.
+      const outputs = new Set(new Set(d.completions.map(counts)).size > 1 ? [] : d.completions.map((c) => c.aggregatedOutputPreview));
+      const shown = (c: (typeof d.completions)[number]) =>
+        `total ${c.totalSubRuns ?? '?'}, succeeded ${c.succeeded ?? '?'}, failed ${c.failed ?? '?'}, ${c.aggregatedStatus ?? '?'}${outputs.size > 1 ? `, output ${typeof c.aggregatedOutputPreview === 'string' ? JSON.stringify(clip(c.aggregatedOutputPreview, 40)) : 'none'}` : ''}`;
       if (new Set(d.completions.map(sig)).size > 1)
         out.push({
           symptom: 'Wrong aggregate', // two joins that disagree, not a retry
-          message: `delegation has ${d.completions.length} delegation_completed events that disagree (${d.completions.map((c) => `total ${c.totalSubRuns ?? '?'}, succeeded ${c.succeeded ?? '?'}, failed ${c.failed ?? '?'}, ${c.aggregatedStatus ?? '?'}`).join(' vs ')}); the last one is used`,
+          message: `delegation has ${d.completions.length} delegation_completed events that disagree (${d.completions.map(shown).join(' vs ')}); the last one is used`,
           evidence: d.completions.map(loc),
         });
     }

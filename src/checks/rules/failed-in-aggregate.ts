@@ -39,7 +39,17 @@ export const failedInAggregate: Check = {
   run({ delegation: d, all, expectation }) {
     const join = d.completed;
     if (!join) return [];
-    return [...countedFailures(d, join, expectation.agentCounts), ...joinedFailures(d, join, all)];
+    // Every join the parent received is checked for failed outputs, not only the last (two joins
+    // that disagree are duplicate-completion's; what each one handed over is this check's).
+    const joined: Report[] = [];
+    const said = new Set<string>();
+    for (const c of d.completions.length > 0 ? d.completions : [join])
+      for (const r of joinedFailures(d, c, all))
+        if (!said.has(r.message)) {
+          said.add(r.message);
+          joined.push(r);
+        }
+    return [...countedFailures(d, join, expectation.agentCounts), ...joined];
   },
 };
 

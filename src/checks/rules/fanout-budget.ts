@@ -61,16 +61,18 @@ export const fanoutBudget: Check = {
 /** Largest overlap of [start, completion) intervals; the start event where it was first reached. */
 function peakConcurrency(d: Delegation): { count: number; at: SubRunStartedEvent } | null {
   const end = d.completed?.time ?? lastTime(d);
-  const points: { t: Instant; delta: 1 | -1; start?: SubRunStartedEvent }[] = [];
+  // order at equal times: a completion (0) before a start (1) before the assumed end of a run that
+  // never completed (2), which is still running when the last one starts (a crash mid-fan-out).
+  const points: { t: Instant; delta: 1 | -1; order: number; start?: SubRunStartedEvent }[] = [];
   for (const run of d.runs.values()) {
     const s = run.starts[0];
     if (!s?.time) continue;
     const done = terminalCompletions(run);
-    const e = done[done.length - 1]?.time ?? end ?? s.time;
-    points.push({ t: s.time, delta: 1, start: s }, { t: e, delta: -1 });
+    const completedAt = done[done.length - 1]?.time;
+    points.push({ t: s.time, delta: 1, order: 1, start: s }, { t: completedAt ?? end ?? s.time, delta: -1, order: completedAt ? 0 : 2 });
   }
   // Half-open intervals: at equal times an end is applied before a start.
-  points.sort((a, b) => compareInstants(a.t, b.t) || a.delta - b.delta);
+  points.sort((a, b) => compareInstants(a.t, b.t) || a.order - b.order);
   let cur = 0;
   let best: { count: number; at: SubRunStartedEvent } | null = null;
   for (const p of points) {

@@ -1,4 +1,4 @@
-import { finalStatus, isPausedStatus } from '../../model/delegation.js';
+import { finalStatus, isPausedStatus, isSuccess } from '../../model/delegation.js';
 import { hasSubRunEvents, lastMarker, loc, startedChildren, unexplainedSequentialStop } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
@@ -34,10 +34,12 @@ export const sequentialStoppedEarly: Check = {
     // Retries are not counted in the totals (journal-format §9): compare with stages, not runs.
     const counted = d.completed.totalSubRuns;
     const countedUnstarted = typeof counted === 'number' && counted > started.length;
+    // Success as the engine counts it: `completed` with an error failed, and falls through (§2.5, §9).
+    const succeeded = isSuccess(last.final);
     const reason =
-      status === 'completed' && countedUnstarted
+      succeeded && countedUnstarted
         ? `total_sub_runs ${counted} counts more stages than the ${started.length} that started, so the next stage probably failed admission or start (not stop_on_success, which would not count it)`
-        : status === 'completed'
+        : succeeded
         ? 'probably stop_on_success, which is not journaled'
         : pause || isPausedStatus(status) || d.completed.aggregatedStatus === 'unfinished'
           ? 'the stage was left unfinished (paused or waiting), which stops a sequential delegation'

@@ -409,8 +409,9 @@ async function discoverTree(options: AnalyzeOptions): Promise<{ roots: string[];
   return { roots, files, notes };
 }
 
-const OFF_LEVEL_NOTE = (roots: string[]) =>
-  `no journal file (*.jsonl, *.jsonl.gz) found under ${roots.join(', ')}: a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl; name the sessions folder itself, not one above or inside it.`;
+/** Where a root's journals are looked for (the two layouts), for a root one level off. */
+const LAYOUTS_HINT = 'a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl';
+const OFF_LEVEL_NOTE = (roots: string[]) => `no journal file (*.jsonl, *.jsonl.gz) found under ${roots.join(', ')}: ${LAYOUTS_HINT}; name the sessions folder itself, not one above or inside it.`;
 
 /** A folder that is not empty (a root that reads no journal yet holds something is likely one level off). */
 function holdsSomething(folder: string): boolean {
@@ -627,7 +628,7 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
   const unread = scan.files.filter((f) => f.error !== null);
   // Say why when a file was not read: "found nothing" alone reads as "it was read and holds nothing".
   const notRead = unread.length === 0 ? '' : `; ${unread.length === scan.files.length ? (unread.length === 1 ? 'it' : `all ${unread.length}`) : `${unread.length} of them`} could not be read (${unread[0].file}: ${unread[0].error}${unread.length > 1 ? ', …' : ''})`;
-  const noneThere = scan.files.length === 0 && roots.some((r) => r !== '<stdin>' && holdsSomething(r)) ? ' (a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl: name the sessions folder itself)' : '';
+  const noneThere = scan.files.length === 0 && roots.some((r) => r !== '<stdin>' && holdsSomething(r)) ? ` (${LAYOUTS_HINT}: name the sessions folder itself)` : '';
   const where = `${scan.files.length} journal ${scan.files.length === 1 ? 'file' : 'files'} under ${roots.join(', ')}${noneThere}${notRead}`;
   // The scan saw lines that the report could not read back: the journals changed during the run.
   const moved = reread ? `; ${reread.replace(/\.$/, '')}` : '';

@@ -323,9 +323,14 @@ class Follower {
     try {
       return dormant.wake(c);
     } catch (err) {
-      this.warnOnce(`could not read replayed lines back (${describeError(err)}): reports may miss events until it can`);
+      this.warnReadBack(err);
       return [];
     }
+  }
+
+  /** Out of file descriptors, or a journal unreadable for now: said once; the group is woken at its next event. */
+  private warnReadBack(err: unknown): void {
+    this.warnOnce(`could not read replayed lines back (${describeError(err)}): reports may miss events until it can`);
   }
 
   /** A prefix of several ids when the replay ends is refused as the plain command refuses it (exit 2, candidates listed). */
@@ -580,6 +585,15 @@ class Follower {
     tail.head = tail.last = undefined;
   }
 
+  /** A journal no longer there as a file: what it gave is dropped (once), and it is looked at every poll, as it may come back. */
+  private dropRemoved(tail: Tail): void {
+    if (tail.offset === 0 && tail.size < 0) return; // dropped already
+    this.reset(tail);
+    tail.size = tail.mtimeMs = -1;
+    tail.unreadUpTo = undefined;
+    this.active.set(tail, Date.now());
+  }
+
   /** Reads what was appended since the last look (only new bytes; a line waits for its newline). */
   private async update(tail: Tail): Promise<void> {
     let st;
@@ -588,23 +602,13 @@ class Follower {
     } catch (err) {
       // Removed (archived as .jsonl.gz beside it, cleaned up): what it gave is dropped, and a
       // sibling whose repeats of its lines were left out is read again. Unreadable for now: kept.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (tail.offset > 0 || tail.size >= 0)) {
-        this.reset(tail);
-        tail.size = tail.mtimeMs = -1;
-        tail.unreadUpTo = undefined;
-        this.active.set(tail, Date.now()); // it may come back (a folder made again): looked at every poll
-      }
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.dropRemoved(tail);
       return;
     }
     if (!st.isFile()) {
       // Replaced by a FIFO or a folder: never opened, and what the file gave is dropped as for a
       // removed one (its replayed lines can no longer be read back; a FIFO would block the read).
-      if (tail.offset > 0 || tail.size >= 0) {
-        this.reset(tail);
-        tail.size = tail.mtimeMs = -1;
-        tail.unreadUpTo = undefined;
-        this.active.set(tail, Date.now()); // a file may take its place again: looked at every poll
-      }
+      this.dropRemoved(tail);
       tail.scanner.stats.error = 'not a regular file';
       return;
     }
@@ -705,10 +709,8 @@ class Follower {
       const lost = this.dormant.changedLines;
       const { woken, failure } = this.dormant.wakeLinked(events);
       if (woken.length) this.groups.add(woken);
-      if (failure !== null) {
-        // Out of file descriptors, or a journal unreadable for now: the new events are held anyway, and the group is woken at its next event.
-        this.warnOnce(`could not read replayed lines back (${describeError(failure)}): reports may miss events until it can`);
-      } else {
+      if (failure !== null) this.warnReadBack(failure); // the new events are held anyway
+      else {
         const more = this.dormant.changedLines - lost;
         if (more) this.io.stderr.write(`trace-delegation: ${more} replayed ${more === 1 ? 'line' : 'lines'} could not be read back (the journal was removed or rewritten since): reports leave ${more === 1 ? 'it' : 'them'} out\n`);
       }

@@ -121,8 +121,8 @@ function delegationSection(d: DelegationReport, timelineBytes = Number.POSITIVE_
 
 /**
  * GitHub refuses a job summary over 1 MiB (the step's upload fails): the document stays under
- * this many bytes, leaving out whole delegation sections (clean ones first) and, past half of it,
- * summary rows, with a line that says how many and where the rest is.
+ * this many bytes, leaving out whole delegation sections (the least severe first) and, past half
+ * of it, summary rows, with a line that says how many and where the rest is.
  */
 export const MARKDOWN_MAX_BYTES = 1_000_000;
 
@@ -149,14 +149,31 @@ function rankOf(d: DelegationReport, failOn: FormatContext['failOn']): number {
   return (failing(d.findings, failOn).length > 0 ? 10 : 0) + worst;
 }
 
+/**
+ * Each delegation's section, and which of them fit in `budget` bytes (by rank). A section larger
+ * than what is left (a delegation of 100,000s of events) keeps the timeline lines that fit.
+ */
+function fittedSections(delegations: readonly DelegationReport[], ranks: readonly number[], budget: number): { sections: string[][]; keptSections: Set<number> } {
+  const sections = delegations.map((d) => [...delegationSection(d), '']);
+  const sizes = sections.map((sec, i) => ({ bytes: bytesOf(sec), rank: ranks[i] }));
+  const keptSections = sizes.reduce((n, x) => n + x.bytes, 0) <= budget ? new Set(sections.keys()) : fitting(sizes, budget);
+  let left = budget - [...keptSections].reduce((n, i) => n + sizes[i].bytes, 0);
+  for (const i of byRank(sizes)) {
+    if (keptSections.has(i) || left < 16 * 1024) continue;
+    const fixed = bytesOf(delegationSection(delegations[i], 0));
+    if (fixed + 1024 > left) continue;
+    sections[i] = [...delegationSection(delegations[i], left - fixed - 1024), ''];
+    keptSections.add(i);
+    left -= bytesOf(sections[i]);
+  }
+  return { sections, keptSections };
+}
+
 /** The report as GitHub-flavoured Markdown for a PR comment or `$GITHUB_STEP_SUMMARY`. */
 export const formatMarkdown: Formatter = (report, ctx) => {
   const head = ['## trace-delegation report', '', resultLine(report, ctx), ''];
   const limits = report.limits.length ? ['### Scan limits', '', ...report.limits.map((l) => `- ${markdownText(l)}`), ''] : [];
   const ranks = report.delegations.map((d) => rankOf(d, ctx.failOn));
-  // Loops, not push(...section): a spread passes each line as an argument, and a delegation of
-  // 100,000 children has more lines than the call stack takes.
-  const sections = report.delegations.map((d) => [...delegationSection(d), '']);
   const table = report.delegations.length ? summaryTable(report) : [];
   let budget = MARKDOWN_MAX_BYTES - bytesOf(head) - bytesOf(limits) - 1024; // room for the notes
   const tableHead = table.slice(0, 2);
@@ -164,18 +181,9 @@ export const formatMarkdown: Formatter = (report, ctx) => {
   const keptRows = bytesOf(rows) <= budget / 2 ? new Set(rows.keys()) : fitting(rows.map((r, i) => ({ bytes: Buffer.byteLength(r) + 1, rank: ranks[i] })), budget / 2 - bytesOf(tableHead));
   const tableOut = rows.length ? [...tableHead, ...rows.filter((_, i) => keptRows.has(i)), ''] : [];
   budget -= bytesOf(tableOut);
-  const sizes = sections.map((sec, i) => ({ bytes: bytesOf(sec), rank: ranks[i] }));
-  const keptSections = sizes.reduce((n, x) => n + x.bytes, 0) <= budget ? new Set(sections.keys()) : fitting(sizes, budget);
-  // A section larger than what is left (a delegation of 100,000s of events): shown with the timeline lines that fit.
-  let left = budget - [...keptSections].reduce((n, i) => n + sizes[i].bytes, 0);
-  for (const i of byRank(sizes)) {
-    if (keptSections.has(i) || left < 16 * 1024) continue;
-    const fixed = bytesOf(delegationSection(report.delegations[i], 0));
-    if (fixed + 1024 > left) continue;
-    sections[i] = [...delegationSection(report.delegations[i], left - fixed - 1024), ''];
-    keptSections.add(i);
-    left -= bytesOf(sections[i]);
-  }
+  const { sections, keptSections } = fittedSections(report.delegations, ranks, budget);
+  // Loops, not push(...section): a spread passes each line as an argument, and a delegation of
+  // 100,000 children has more lines than the call stack takes.
   const lines = [...head];
   for (const l of tableOut) lines.push(l);
   const leftRows = rows.length - keptRows.size;

@@ -243,14 +243,12 @@ export class ComponentMaterializer {
     return this.reader.events(this.plan.components.recordsOf(c));
   }
 
-  /** Journals that could not be opened again for a reason other than being gone (`display: reason`). */
-  get unopenable(): ReadonlyMap<number, string> {
-    return this.reader.unopenable;
-  }
-
-  /** Journals gone since the scan (deleted or moved), by display name. */
-  get gone(): ReadonlyMap<number, string> {
-    return this.reader.gone;
+  /** The first journal that could not be opened again since forgetFailedOpens (`display: reason`), or null. */
+  get failedOpen(): string | null {
+    const [unopenable] = this.reader.unopenable.values();
+    if (unopenable !== undefined) return unopenable;
+    const [gone] = this.reader.gone.values();
+    return gone === undefined ? null : `${gone}: no such file`;
   }
 
   /** Tries journals that could not be opened again anew at their next read (follow mode: permissions come back). */

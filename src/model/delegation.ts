@@ -107,7 +107,10 @@ export function firstStart(run: SubRun): SubRunStartedEvent | null {
  */
 export function instanceKey(d: Delegation): string {
   if (!d.started) return `\u0001${d.key}`;
-  // The instant, not the text: a journal rewritten with `….1Z` for `….100000000+00:00` is the same start.
-  const at = d.started.time ? `${d.started.time.ms}.${d.started.time.subNs}` : d.started.ts;
-  return `${d.id}\u0000${d.parentRunId ?? ''}\u0000${at}\u0000${d.startTwin ?? 0}`;
+  return `${d.id}\u0000${d.parentRunId ?? ''}\u0000${startInstant(d.started)}\u0000${d.startTwin ?? 0}`;
+}
+
+/** A start's instant as text, or its `ts` when that does not parse: `….1Z` and `….100000000+00:00` are the same start. */
+export function startInstant(e: DelegationStartedEvent): string {
+  return e.time ? `${e.time.ms}.${e.time.subNs}` : e.ts;
 }

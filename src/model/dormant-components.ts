@@ -49,10 +49,10 @@ export class DormantComponents {
     this.materializer.forgetFailedOpens(); // what failed before (the replay, another group) is not this group's
     const events = this.materializer.eventsOf(c);
     // Gone (before its tail saw it go: then its lines are skipped) or unreadable for now.
-    const [unopened] = [...this.materializer.unopenable.values(), ...[...this.materializer.gone.values()].map((display) => `${display}: no such file`)];
-    if (unopened !== undefined) {
+    const failed = this.materializer.failedOpen;
+    if (failed !== null) {
       this.materializer.forgetFailedOpens(); // tried again next time, not given up for the session
-      throw new Error(unopened);
+      throw new Error(failed);
     }
     this.awake.add(c);
     return events;

@@ -1,6 +1,6 @@
 import { compareInstants } from '../journal/time.js';
 import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, Instant, JournalEvent, SyncMarkerEvent } from '../journal/types.js';
-import type { Child, Delegation, SubRun } from './delegation.js';
+import { startInstant, type Child, type Delegation, type SubRun } from './delegation.js';
 
 /**
  * Orders events by parsed time, then file and line. An event whose `ts` does not parse takes
@@ -112,7 +112,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     // Runs still open under this parent belong to an earlier use (paused, crashed): not this one's.
     // Only then: a first use's own runs may be journaled just before its start (clock skew).
     if (same) openRuns.close(e.delegationId, e.parentRunId);
-    const twinKey = `${e.delegationId}\u0000${e.parentRunId ?? ''}\u0000${e.time ? `${e.time.ms}.${e.time.subNs}` : e.ts}`;
+    const twinKey = `${e.delegationId}\u0000${e.parentRunId ?? ''}\u0000${startInstant(e)}`;
     const twins = startsAt.get(twinKey) ?? 0;
     startsAt.set(twinKey, twins + 1);
     if (twins > 0) d.startTwin = twins;
@@ -206,15 +206,6 @@ interface ListIndex {
   starters: Map<string, { first: number; byParent: Map<string | null, number> }>;
 }
 
-/**
- * Which of several delegations sharing a reused id an event belongs to. Sub-run events name
- * their parent run, or a run whose start does; a retry names its runs; what is left (and a
- * tie between starts of the same parent run) goes to the latest start before the event, and a
- * delegation_completed to the latest one still without its completion.
- *
- * Every lookup is indexed (by parent run, by start time, by started sub-run): an id reused
- * thousands of times must not make each of its events scan every delegation of the id.
- */
 /** Whether `later` starts strictly after `first` (both timed): a copy of the same line does not. */
 function startedLater(first: DelegationStartedEvent | null, later: DelegationStartedEvent): boolean {
   return !!first?.time && !!later.time && compareInstants(later.time, first.time) > 0;
@@ -279,6 +270,15 @@ class OpenSubRuns {
   }
 }
 
+/**
+ * Which of several delegations sharing a reused id an event belongs to. Sub-run events name
+ * their parent run, or a run whose start does; a retry names its runs; what is left (and a
+ * tie between starts of the same parent run) goes to the latest start before the event, and a
+ * delegation_completed to the latest one still without its completion.
+ *
+ * Every lookup is indexed (by parent run, by start time, by started sub-run): an id reused
+ * thousands of times must not make each of its events scan every delegation of the id.
+ */
 class ReusedIdOwners {
   /** sub_run_id → parent_run_id of its start, for the reused ids only (built when first needed). */
   private parentOfRun: Map<string, string> | null = null;

@@ -127,10 +127,21 @@ export function timeline(d: Delegation): TimelineEntry[] {
   }) as TimelineEntry[];
 }
 
+/**
+ * Why a started delegation has no sub-run event. A join that counts no sub-run (total_sub_runs 0:
+ * no agent named, or more than 32, or a failed model admission, journal-format §9) had none to
+ * journal; otherwise the engine's tracker was not bound to a session (CHECKS.md resolved detail 1).
+ */
+function noSubRunEventsLimit(d: Delegation): string {
+  const skipped = 'start, completion, totals and retry checks were skipped.';
+  if (d.completed?.totalSubRuns === 0)
+    return `No sub-run event was journaled for this delegation, and its completion counts none (total_sub_runs 0: no agent was started, as when none was named or the delegation failed before starting one); ${skipped}`;
+  return `No sub-run event was journaled for this delegation (the engine's tracker was not bound to a session); ${skipped}`;
+}
+
 function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: string[]): string[] {
   const out = [...STANDARD_LIMITS];
-  if (d.started && !hasSubRunEvents(d))
-    out.push('No sub-run event was journaled for this delegation (the engine\'s tracker was not bound to a session); start, completion, totals and retry checks were skipped.');
+  if (d.started && !hasSubRunEvents(d)) out.push(noSubRunEventsLimit(d));
   if (d.pattern === 'sequential' && d.completed) out.push('Whether stop_on_success was set is inferred from which stages ran.');
   // journal-format §9: rounds are not journaled, so the expectation comes from the totals.
   if (d.pattern === 'adversarial_review')

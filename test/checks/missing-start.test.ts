@@ -136,6 +136,8 @@ testCheck('missing-start', {
     'trap-no-completion.jsonl',
     // no sub-run event at all: the tracker was unbound (a Limits line).
     'trap-no-subrun-events.jsonl',
+    // nor when the join counts no sub-run: 33 fan_out agents, refused before any started (journal-format §9).
+    'trap-no-agent-started.jsonl',
     // fork ×3 with three starts; adversarial_review sized by its totals.
     'agent-set-mismatch/trap-fork.jsonl',
     'agent-set-mismatch/trap-adversarial-review.jsonl',
@@ -150,6 +152,16 @@ describe('missing-start look-alikes', () => {
     expect(report.delegations).toHaveLength(1);
     expect(report.delegations[0].limits).toContain(
       "No sub-run event was journaled for this delegation (the engine's tracker was not bound to a session); start, completion, totals and retry checks were skipped.",
+    );
+  });
+
+  it('does not blame an unbound tracker when the join counts no sub-run', async () => {
+    const report = await analyzeFixture('missing-start', 'trap-no-agent-started.jsonl');
+    expect(report.delegations).toHaveLength(1);
+    const limits = report.delegations[0].limits;
+    expect(limits.some((l) => l.includes('tracker was not bound'))).toBe(false);
+    expect(limits).toContain(
+      'No sub-run event was journaled for this delegation, and its completion counts none (total_sub_runs 0: no agent was started, as when none was named or the delegation failed before starting one); start, completion, totals and retry checks were skipped.',
     );
   });
 

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type Option } from 'commander';
 import { InputError } from '../journal/discover.js';
 import { commandHint, commandMeant, TargetError } from '../analyze.js';
 import { safeTerminalText } from '../format/terminal.js';
@@ -108,6 +108,51 @@ function positionals(words: readonly string[], program: Command): string[] {
   return out;
 }
 
+/** The option of `cmd` a command-line word names (`--limit`, `--limit=2`, `-f`), if any. */
+function optionNamed(cmd: Command, word: string): Option | undefined {
+  const flag = word.startsWith('--') ? word.split('=')[0] : word;
+  return cmd.options.find((o) => o.long === flag || o.short === flag);
+}
+
+/**
+ * Options only a subcommand has, given before it (`--limit 2 list`, `--update check x`), moved
+ * just after it, where commander looks for them: options before a subcommand count for it
+ * (README, Usage). Options the root command knows stay where they are (option-scope.ts judges
+ * them), as do unknown ones (commander's error names them). One no following command has is
+ * a usage error that names the commands that have it (commander would call it unknown).
+ */
+function subcommandOptionsAfterIt(words: readonly string[], program: Command): readonly string[] {
+  const before: string[] = [];
+  const moved: { words: string[]; owners: Command[] }[] = [];
+  const misplaced = (sub?: Command) => {
+    const wrong = moved.find((m) => !sub || !m.owners.includes(sub));
+    if (!wrong) return;
+    const flag = wrong.words[0].split('=')[0];
+    const owners = wrong.owners.map((c) => c.name());
+    throw new UsageError(`${flag} is an option of ${owners.join(' and ')}${sub ? `, not of ${sub.name()}` : ''} (trace-delegation ${owners[0]} ${flag} …)`);
+  };
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === '--') break;
+    if (!w.startsWith('-') || w === '-') {
+      if (!moved.length) return words;
+      const sub = program.commands.find((c) => c.name() === w);
+      misplaced(sub);
+      return [...before, w, ...moved.flatMap((m) => m.words), ...words.slice(i + 1)];
+    }
+    const root = optionNamed(program, w);
+    const owners = root ? [] : program.commands.filter((c) => optionNamed(c, w));
+    const option = root ?? (owners.length ? optionNamed(owners[0], w) : undefined);
+    // `--limit 2`, not `--limit=2` nor `-f<value>`.
+    const valueFollows = !!option && (option.required || option.optional) && !w.includes('=') && (w.startsWith('--') || w.length === 2);
+    const taken = valueFollows && i + 1 < words.length ? [w, words[++i]] : [w];
+    if (owners.length) moved.push({ words: taken, owners });
+    else before.push(...taken);
+  }
+  misplaced();
+  return words;
+}
+
 /** Runs the CLI and returns its exit code; it never calls process.exit and never throws. */
 export async function main(io: CliIO): Promise<number> {
   const result = { code: EXIT.ok as number };
@@ -143,7 +188,7 @@ export async function main(io: CliIO): Promise<number> {
     }
     // `help contract validate` is validate's help (commander's would be contract's).
     const nested = first === 'help' && second !== undefined && third !== undefined && third !== 'help';
-    const argv = nested ? [second, third, '--help'] : first === 'help' && third === 'help' ? ['help', second] : words;
+    const argv = nested ? [second, third, '--help'] : first === 'help' && third === 'help' ? ['help', second] : subcommandOptionsAfterIt(words, program);
     await program.parseAsync(argv, { from: 'user' });
     return result.code;
   } catch (err) {

@@ -278,6 +278,33 @@ describe("a subcommand's own options win over the same ones given before it", ()
     }
   });
 
+  it("an option only the subcommand has counts before it as after it (README: options before a subcommand count for it)", async () => {
+    const same = async (before: string[], after: string[]) => {
+      const [a, b] = [await runMain(before), await runMain(after)];
+      expect(a.stderr, before.join(' ')).toBe('');
+      expect([a.code, a.stdout], before.join(' ')).toEqual([b.code, b.stdout]);
+    };
+    await same(['--limit', '2', '--demo', 'list'], ['--demo', 'list', '--limit', '2']);
+    await same(['--limit=2', '--events', '--demo', 'list'], ['--demo', 'list', '--limit=2', '--events']);
+    await same(['--json', 'rules'], ['rules', '--json']);
+    await same(['--subset', 'check', dir], ['check', dir, '--subset']);
+    // A single-valued option after the subcommand still wins.
+    await same(['--demo', '--limit', '3', 'list', '--limit', '1'], ['--demo', 'list', '--limit', '1']);
+  });
+
+  it('an option of another command is refused by name, not called unknown', async () => {
+    for (const [args, message] of [
+      [['--limit', '2', 'rules'], '--limit is an option of list, not of rules (trace-delegation list --limit …)'],
+      [['--limit', '2', 'b7a2'], '--limit is an option of list (trace-delegation list --limit …)'],
+      [['--demo', '--update'], '--update is an option of check (trace-delegation check --update …)'],
+    ] as const) {
+      const r = await runMain([...args]);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([2, `trace-delegation: ${message}\n`]);
+    }
+    // Unknown everywhere stays commander's own error.
+    expect((await runMain(['--bogus', 'list'])).stderr).toMatch(/^trace-delegation: unknown option '--bogus'/);
+  });
+
   it('a --no-color after the subcommand turns colour off; a default never overrides a given value', () => {
     const parse = (argv: string[]) => {
       const program = new Command().option('--no-color').option('--now <t>').exitOverride();

@@ -121,7 +121,7 @@ async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE
     const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile, onFile: onFile?.(subset.length) }), { maxEvents, maxFileEvents });
     const notes =
       r.read < r.total && r.newestStart
-        ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files: those modified since the newest delegation started (${r.newestStart}); checks that compare delegations, and the #2 key of a reused delegation id, saw only those files (use --all or name the delegation to read every file).`]
+        ? [`${SUBSET_NOTE}${r.read} of ${r.total} journal files, newest first, down to every file modified since the newest delegation started (${r.newestStart}); checks that compare delegations, and the #2 key of a reused delegation id, saw only the files read (use --all or name the delegation to read every file).`]
         : [];
     return { scan: r.scan, roots, notes: [...unreadable, ...notes], files, cut: stoppedShort(r), subset: r.read < r.total && r.newestStart !== null };
   }

@@ -551,7 +551,7 @@ describe('recent-first list (the N newest delegations)', () => {
     const { read } = (await newestRecentFirst(opts(root), 2))!;
     expect(read).toBeLessThan(13);
     expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(
-      `the 2 newest delegations, newest first; read ${read} of 13 journal files: those modified since the oldest of them started (${iso(NOW - 2 * DAY)}); checks that compare delegations, and the #2 key of a reused delegation id, saw only those files (name a delegation to check it against every file)`,
+      `the 2 newest delegations, newest first; read ${read} of 13 journal files, newest first, down to every file modified since the oldest of them started (${iso(NOW - 2 * DAY)}); checks that compare delegations, and the #2 key of a reused delegation id, saw only the files read (name a delegation to check it against every file)`,
     );
   });
 });

@@ -287,6 +287,27 @@ describe('contract semantics', () => {
     expect(byId(await report(plan, { text: long }), 'contract-timeout').map((f) => f.message)).toEqual([expect.stringContaining('ran 31s')]);
   });
 
+  it('does not count the time a run spent paused (pause marker to its resume or second start)', async () => {
+    const plan = mkPlan([sub('a', 'alpha', [], { timeout: '30s' })]);
+    const paused = (resume: string[], end: number) =>
+      journal(
+        ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha'] }),
+        ev.subStarted(T(1), { delegation_id: D, sub_run_id: 'r1', parent_run_id: P, agent_id: 'alpha' }),
+        ev.marker(T(11), 'pause', 'r1'),
+        ...resume,
+        ev.subCompleted(T(end), { delegation_id: D, sub_run_id: 'r1', agent_id: 'alpha', status: 'completed', output_preview: 'alpha done' }),
+        ev.completed(T(end + 1), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'alpha done' }),
+      );
+    const second = ev.subStarted(T(300), { delegation_id: D, sub_run_id: 'r1', parent_run_id: P, agent_id: 'alpha' });
+    // 10 s, a pause of 289 s, then 15 s: 25 s of running against 30 s.
+    expect(byId(await report(plan, { text: paused([second], 315) }), 'contract-timeout')).toEqual([]);
+    expect(byId(await report(plan, { text: paused([ev.marker(T(300), 'resume', 'r1'), second], 315) }), 'contract-timeout')).toEqual([]);
+    // 10 s, the pause, then 25 s: 35 s is past the limit, and the message says what it left out.
+    expect(byId(await report(plan, { text: paused([second], 325) }), 'contract-timeout').map((f) => f.message)).toEqual([expect.stringContaining('ran 35s (2025-11-03T10:00:01.000000000+00:00 → 2025-11-03T10:05:25.000000000+00:00, not counting 4m49s paused)')]);
+    // Without a pause marker, a second start is a resume of unknown pause: all of it counts.
+    expect(byId(await report(plan, { text: paused([second], 315).replace(/.*"sync_marker".*\n/, '') }), 'contract-timeout').map((f) => f.message)).toEqual([expect.stringContaining('ran 5m14s')]);
+  });
+
   it('is held to the nested delegation that runs its agents, not to the outer one', async () => {
     const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')]);
     const text = journal(

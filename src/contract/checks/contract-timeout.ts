@@ -1,16 +1,15 @@
 import type { Report } from '../../checks/types.js';
-import { diffMs } from '../../journal/time.js';
 import { loc } from '../../model/evidence.js';
 import { subtaskTimeoutMs } from '../validate.js';
 import type { ContractCheck } from './types.js';
-import { humanDuration, q, settledBy, startOf } from './util.js';
+import { humanDuration, q, runningMs, settledBy, startOf } from './util.js';
 
 export const contractTimeout: ContractCheck = {
   meta: {
     id: 'contract-timeout',
     category: 'contract',
     defaultSeverity: 'warning',
-    description: "A sub-run ran longer than its subtask's constraints.timeout.",
+    description: "A sub-run ran longer than its subtask's constraints.timeout (time spent paused does not count).",
     symptom: 'Cancellation leak',
     docs: {
       why: 'The contract bounds each subtask in time; a run past its limit means the runtime deadline is looser than the plan (or missing), and the parent waited longer than it agreed to. It is a warning because some engine versions journal fan_out completions after the whole batch, so a completion time can be later than the real finish.',
@@ -28,10 +27,12 @@ export const contractTimeout: ContractCheck = {
         const start = startOf(run);
         const done = settledBy(run);
         if (!start?.time || !done?.time) continue; // an open run is missing-completion's concern
-        const took = diffMs(done.time, start.time);
+        // Time spent paused is not running time (a resumed run starts again: journal-format §5.1).
+        const { ms: took, pausedMs } = runningMs(run, start, done);
         if (took <= limit) continue;
+        const paused = pausedMs > 0 ? `, not counting ${humanDuration(pausedMs)} paused` : '';
         out.push({
-          message: `subtask ${q(a.subtask.id)} (agent ${a.subtask.agent}, run ${run.runId}) ran ${humanDuration(took)} (${start.ts} → ${done.ts}); its constraints.timeout is ${String(a.subtask.contract.constraints.timeout)} (subtasks[${a.index}].contract.constraints.timeout)`,
+          message: `subtask ${q(a.subtask.id)} (agent ${a.subtask.agent}, run ${run.runId}) ran ${humanDuration(took)} (${start.ts} → ${done.ts}${paused}); its constraints.timeout is ${String(a.subtask.contract.constraints.timeout)} (subtasks[${a.index}].contract.constraints.timeout)`,
           evidence: [loc(start), loc(done)],
           runs: [run.runId],
         });

@@ -1,3 +1,4 @@
+import { compareInstants, diffMs } from '../../journal/time.js';
 import type { Instant } from '../../journal/types.js';
 import { isSuccess, type Child, type SubRun } from '../../model/delegation.js';
 import { terminalCompletions } from '../../model/evidence.js';
@@ -29,6 +30,34 @@ export function childStart(c: Child) {
 /** A settled attempt that did not succeed (failed, cancelled, verification_failed, or completed with an error). */
 export function failedAttempt(run: SubRun): boolean {
   return settledBy(run) !== null && !isSuccess(run);
+}
+
+/**
+ * How long a run ran from its first start to `done`, without the spans it spent paused: from a
+ * pause marker to the resume marker or the second start that follows it (journal-format §5.1).
+ * A run paused and never resumed stopped running at the pause.
+ */
+export function runningMs(run: SubRun, first: { time: Instant | null }, done: { time: Instant | null }): { ms: number; pausedMs: number } {
+  const begin = first.time!;
+  const end = done.time!;
+  const total = diffMs(end, begin);
+  const within = (t: Instant | null): t is Instant => !!t && compareInstants(t, begin) >= 0 && compareInstants(t, end) <= 0;
+  const changes: { at: Instant; running: boolean }[] = [];
+  for (const m of run.markers) if ((m.action === 'pause' || m.action === 'resume') && within(m.time)) changes.push({ at: m.time, running: m.action === 'resume' });
+  if (!changes.some((c) => !c.running)) return { ms: total, pausedMs: 0 };
+  for (const s of run.starts) if (within(s.time) && s.time !== begin) changes.push({ at: s.time, running: true });
+  changes.sort((a, b) => compareInstants(a.at, b.at));
+  let paused = 0;
+  let pausedAt: Instant | null = null;
+  for (const c of changes) {
+    if (!c.running && !pausedAt) pausedAt = c.at;
+    else if (c.running && pausedAt) {
+      paused += diffMs(c.at, pausedAt);
+      pausedAt = null;
+    }
+  }
+  if (pausedAt) paused += diffMs(end, pausedAt);
+  return { ms: total - paused, pausedMs: paused };
 }
 
 export function ms(t: Instant): number {

@@ -308,6 +308,26 @@ describe('contract semantics', () => {
     expect(byId(await report(plan, { text: paused([second], 315).replace(/.*"sync_marker".*\n/, '') }), 'contract-timeout').map((f) => f.message)).toEqual([expect.stringContaining('ran 5m14s')]);
   });
 
+  it('first_wins explains a stop only in a delegation that completed, and never for a stage that needs the winner', async () => {
+    const severities = (r: TraceReport, id: string) => byId(r, id).map((f) => f.severity);
+    const start = ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['builder', 'deployer'] });
+    const done = (succeeded: number) => ev.completed(T(30), { delegation_id: D, pattern: 'sequential', total_sub_runs: succeeded, succeeded, failed: 0, aggregated_status: 'completed' });
+    const independent = mkPlan([sub('build', 'builder'), sub('deploy', 'deployer')], 'first_wins');
+    const dependent = mkPlan([sub('build', 'builder'), sub('deploy', 'deployer', ['build'])], 'first_wins');
+    const stopped = journal(start, ...ran('r1', 'builder', 1, 10), done(1));
+    // The documented case: a stop after a success, which first_wins asks for.
+    expect(severities(await report(independent, { text: stopped }), 'contract-missing-subtask')).toEqual(['info']);
+    // deploy needs build's output: first_wins does not excuse leaving it out.
+    expect(severities(await report(dependent, { text: stopped }), 'contract-missing-subtask')).toEqual(['error']);
+    // No delegation_completed: it may have crashed after build, whatever the plan says.
+    const open = journal(start, ...ran('r1', 'builder', 1, 10));
+    expect(severities(await report(independent, { text: open }), 'contract-missing-subtask')).toEqual(['warning']);
+    // A dependent stage that ran after the winner was owed; an independent one ran for nothing.
+    const both = journal(start, ...ran('r1', 'builder', 1, 10), ...ran('r2', 'deployer', 11, 20), done(2));
+    expect(byId(await report(dependent, { text: both }), 'contract-merge-mismatch')).toEqual([]);
+    expect(byId(await report(independent, { text: both }), 'contract-merge-mismatch').map((f) => f.message)).toEqual([expect.stringContaining('1 more stage (deployer run r2) started after run r1 had already succeeded')]);
+  });
+
   it('is held to the nested delegation that runs its agents, not to the outer one', async () => {
     const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')]);
     const text = journal(

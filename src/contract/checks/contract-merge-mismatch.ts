@@ -5,7 +5,7 @@ import type { Location } from '../../journal/types.js';
 import type { Child } from '../../model/delegation.js';
 import { countedAtJoin, loc, succeededAtJoin } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
-import { childStart, settledBy } from './util.js';
+import { childStart, dependsOn, settledBy } from './util.js';
 
 /** The AllResults separator (journal-format §3.4). */
 /** Consensus compares outputs after trimming trailing whitespace per line and the whole (Gen C). */
@@ -76,7 +76,10 @@ export const contractMergeMismatch: ContractCheck = {
     if (strategy === 'first_wins' && (d.pattern === 'sequential' || d.pattern === 'pipeline')) {
       // First wins means the first success ends the work; a later stage started after it ran for nothing.
       const firstWin = successes.map((c) => settledBy(c.final)).filter((e) => e?.time).sort((x, y) => compareInstants(x!.time!, y!.time!))[0];
-      const late = firstWin ? children.filter((c) => { const s = childStart(c); return s?.time && compareInstants(s.time, firstWin.time!) > 0; }) : [];
+      // A stage whose subtask needs the winner's output was owed by the plan itself, not run for nothing.
+      const winner = firstWin && b.assignments.find((a) => a.child?.attempts.some((r) => r.runId === firstWin.subRunId));
+      const owed = (c: Child) => !!winner && b.assignments.some((a) => a.child === c && dependsOn(b, a.subtask.id, winner.subtask.id));
+      const late = firstWin ? children.filter((c) => { const s = childStart(c); return s?.time && compareInstants(s.time, firstWin.time!) > 0 && !owed(c); }) : [];
       if (firstWin && late.length)
         say(`merge_plan.strategy is first_wins, but ${late.length} more stage${late.length === 1 ? '' : 's'} (${late.map((c) => `${c.agentId ?? '?'} run ${c.attempts[0].runId}`).join(', ')}) started after run ${firstWin.subRunId} had already succeeded`, [loc(firstWin), ...late.map((c) => loc(childStart(c)!))]);
     }

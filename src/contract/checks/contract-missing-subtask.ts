@@ -3,7 +3,7 @@ import { isSuccess, type Delegation } from '../../model/delegation.js';
 import { loc, startedChildren } from '../../model/evidence.js';
 import type { Assignment, ContractBinding } from '../binding.js';
 import type { ContractCheck } from './types.js';
-import { failedAttempt, q } from './util.js';
+import { dependsOn, failedAttempt, q } from './util.js';
 
 export const contractMissingSubtask: ContractCheck = {
   meta: {
@@ -13,7 +13,7 @@ export const contractMissingSubtask: ContractCheck = {
     description: "A contract subtask's agent never ran in the delegation.",
     symptom: 'No child runs',
     docs: {
-      why: 'The plan promised every subtask; a subtask with no sub-run means its outputs were never produced and the merge worked on less than the contract says. It is information only when the contract itself explains the gap: a failed dependency, or a sequential or pipeline delegation that stopped after its last started stage failed (policy abort) or succeeded (first_wins). fan_out and fork start every child up front, so no later outcome explains a child that never started, nor does any explain an agent the delegation was not started with.',
+      why: 'The plan promised every subtask; a subtask with no sub-run means its outputs were never produced and the merge worked on less than the contract says. It is information only when the contract itself explains the gap: a failed dependency, or a sequential or pipeline delegation that completed after its last started stage failed (policy abort) or succeeded (first_wins, for a subtask that does not need that stage\'s output). fan_out and fork start every child up front, so no later outcome explains a child that never started, nor does any explain an agent the delegation was not started with.',
       example: 'contract: subtasks security-review (security-agent), perf-review (perf-agent), style-review (style-agent)\ndelegation_started agent_ids [security-agent, perf-agent]\n(no sub-run of style-agent)',
       reportLine: '- [error] contract-missing-subtask: subtask "style-review" (agent style-agent) never ran: no sub-run of style-agent in this delegation; the delegation was not started with style-agent (subtasks[2]) (j.jsonl:1, j.jsonl:9)',
       fix: 'Start the delegation with every agent the contract assigns (agent_ids), or change the contract; when a stage was skipped on purpose, say so in failure_handling or the merge plan.',
@@ -45,6 +45,8 @@ const ONE_AT_A_TIME = new Set(['sequential', 'pipeline']);
 function explainedBy(a: Assignment, b: ContractBinding, d: Delegation, requested: boolean): { text: string; severity: 'info' | 'warning' } | null {
   const failedDep = (a.subtask.dependencies ?? []).map((id) => b.byId.get(id)).find((dep) => dep && (!dep.child || !isSuccess(dep.child.final)));
   if (failedDep) return { text: `its dependency ${q(failedDep.subtask.id)} ${failedDep.child ? 'did not succeed' : 'never ran'}, so its inputs never existed`, severity: 'info' };
+  // abort and first_wins say how the engine stops at the join; without one, nothing shows it stopped on purpose.
+  if (!d.completed) return { text: 'the delegation has no delegation_completed, so it may have stopped (or still be running) before this subtask', severity: 'warning' };
   // A stop after a stage explains the stages after it only: the delegation asked for the agent at
   // a place after every stage that started, and those stages ran in agent_ids order (a skipped
   // stage before a later start was not a stop).
@@ -52,9 +54,9 @@ function explainedBy(a: Assignment, b: ContractBinding, d: Delegation, requested
   const lastAssigned = last && b.assignments.find((x) => x.child === last);
   if (lastAssigned && b.plan.failure_handling.policy === 'abort' && last.attempts.some(failedAttempt))
     return { text: `failure_handling.policy is abort and subtask ${q(lastAssigned.subtask.id)}, the last stage that started, failed, so stopping was correct`, severity: 'info' };
-  if (lastAssigned && b.plan.merge_plan.strategy === 'first_wins' && isSuccess(last.final))
+  // A subtask that needs the winner's output is still owed after it: the plan asks for both.
+  if (lastAssigned && b.plan.merge_plan.strategy === 'first_wins' && isSuccess(last.final) && !dependsOn(b, a.subtask.id, lastAssigned.subtask.id))
     return { text: `merge_plan.strategy is first_wins and subtask ${q(lastAssigned.subtask.id)}, the last stage that started, succeeded`, severity: 'info' };
-  if (!d.completed) return { text: 'the delegation has no delegation_completed, so it may have stopped (or still be running) before this subtask', severity: 'warning' };
   return null;
 }
 

@@ -2,7 +2,7 @@ import { compareInstants, diffMs } from '../../journal/time.js';
 import type { Instant } from '../../journal/types.js';
 import { isSuccess, type Child, type SubRun } from '../../model/delegation.js';
 import { terminalCompletions } from '../../model/evidence.js';
-import type { Assignment } from '../binding.js';
+import type { Assignment, ContractBinding } from '../binding.js';
 
 export const q = (s: string) => JSON.stringify(s);
 
@@ -58,6 +58,13 @@ export function runningMs(run: SubRun, first: { time: Instant | null }, done: { 
   }
   if (pausedAt) paused += diffMs(end, pausedAt);
   return { ms: total - paused, pausedMs: paused };
+}
+
+/** Whether subtask `id` needs subtask `on`, directly or through other dependencies. */
+export function dependsOn(b: ContractBinding, id: string, on: string, seen = new Set<string>()): boolean {
+  if (seen.has(id)) return false; // a cycle is the plan validator's concern
+  seen.add(id);
+  return (b.byId.get(id)?.subtask.dependencies ?? []).some((dep) => dep === on || dependsOn(b, dep, on, seen));
 }
 
 export function ms(t: Instant): number {

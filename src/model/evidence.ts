@@ -7,6 +7,16 @@ import { filesBySession } from './target.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
 
+/**
+ * Whether `later` happened after `earlier`: a later instant, or the same instant journaled on a
+ * later line of the same file (the writer appended it after). The same instant in two files
+ * cannot be ordered, so it is not "after".
+ */
+export function happenedAfter(later: Location & { time: Instant }, earlier: Location & { time: Instant }): boolean {
+  const c = compareInstants(later.time, earlier.time);
+  return c > 0 || (c === 0 && later.file === earlier.file && later.line > earlier.line);
+}
+
 export type OpenCause = 'paused' | 'cancelled' | 'still running' | 'engine error' | 'crashed' | 'unknown';
 
 /** Terminal completions only: a Gen A `paused` (or `waiting`) completion does not settle a run. */

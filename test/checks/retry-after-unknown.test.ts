@@ -3,6 +3,11 @@ import { testCheck } from './harness.js';
 testCheck('retry-after-unknown', {
   invalid: [
     {
+      // The next stage starts at the very instant the first one timed out, on the next line: after it.
+      fixture: '../safe/retry-after-unknown-same-instant.jsonl',
+      findings: [{ severity: 'warning', delegation: 'd-1', messageIncludes: 'agent deployer runs again (sub-run run-2) after sub-run run-1 ended with an unknown outcome', evidenceLines: ['retry-after-unknown-same-instant.jsonl:3', 'retry-after-unknown-same-instant.jsonl:4'] }],
+    },
+    {
       fixture: '../safe/retry-after-unknown.jsonl',
       findings: [
         {
@@ -50,6 +55,8 @@ testCheck('retry-after-unknown', {
     },
   ],
   valid: [
+    // The same instant, but journaled before the timeout: not known to follow it.
+    '../safe/retry-after-unknown-same-instant-lookalike.jsonl',
     // A fan_out retry journaled while its original had not settled: silent. delegation_retry is a
     // verification retry (journal-format §4), so the engine had the first output and rejected it;
     // the missing verification_failed mark is retry-unlinked's finding, as CHECKS.md folds it.

@@ -328,6 +328,17 @@ describe('contract semantics', () => {
     expect(byId(await report(independent, { text: both }), 'contract-merge-mismatch').map((f) => f.message)).toEqual([expect.stringContaining('1 more stage (deployer run r2) started after run r1 had already succeeded')]);
   });
 
+  it('abort: a stage started at the instant of the failure, on a later line, started after it', async () => {
+    const plan = mkPlan([sub('build', 'builder'), sub('deploy', 'deployer')], 'custom', 'abort');
+    const start = ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['builder', 'deployer'] });
+    const [bs, bf] = ran('r1', 'builder', 1, 10, 'failed');
+    const [ds, df] = ran('r2', 'deployer', 10, 20);
+    const done = ev.completed(T(21), { delegation_id: D, pattern: 'sequential', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial' });
+    expect(byId(await report(plan, { text: journal(start, bs, bf, ds, df, done) }), 'contract-abort-ignored').map((f) => f.message)).toEqual([expect.stringContaining('started at 2025-11-03T10:00:10.000000000+00:00, after run r1')]);
+    // Journaled before the failure at the same instant: nothing shows it came after.
+    expect(byId(await report(plan, { text: journal(start, bs, ds, bf, df, done) }), 'contract-abort-ignored')).toEqual([]);
+  });
+
   it('is held to the nested delegation that runs its agents, not to the outer one', async () => {
     const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta')]);
     const text = journal(

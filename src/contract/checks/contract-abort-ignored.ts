@@ -1,7 +1,7 @@
 import type { Report } from '../../checks/types.js';
 import { compareInstants } from '../../journal/time.js';
 import type { SubRun } from '../../model/delegation.js';
-import { loc } from '../../model/evidence.js';
+import { happenedAfter, loc } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
 import { childStart, failedAttempt, q, settledBy } from './util.js';
 
@@ -35,7 +35,8 @@ export const contractAbortIgnored: ContractCheck = {
     if (!first) return out;
     for (const c of all) {
       const start = childStart(c);
-      if (!start?.time || compareInstants(start.time, first.done.time!) <= 0) continue;
+      // The same instant on a later line counts: the start was journaled after the failure.
+      if (!start?.time || !happenedAfter({ ...start, time: start.time }, { ...first.done, time: first.done.time! })) continue;
       const run = c.attempts[0];
       const name = nameOf.get(run) ?? `agent ${c.agentId ?? '?'} (no subtask)`;
       out.push({

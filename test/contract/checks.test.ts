@@ -277,6 +277,8 @@ describe('contract semantics', () => {
 
   it('prints durations that differ from the limit they break', () => {
     expect(['30000.4', '300900', '300001', '372000', '1500', '0', '3600000', '3723500'].map((v) => humanDuration(Number(v)))).toEqual(['30.0004s', '5m0.9s', '5m0.001s', '6m12s', '1.5s', '0s', '1h0m', '1h2m3.5s']);
+    // A breach by a nanosecond (the journal's precision) still shows.
+    expect([300000.000001, 0.000001, 30000.000001].map(humanDuration)).toEqual(['5m0.000000001s', '0.000000001s', '30.000000001s']);
   });
 
   it('an open run is not measured against its timeout', async () => {
@@ -337,6 +339,22 @@ describe('contract semantics', () => {
     expect(byId(await report(plan, { text: journal(start, bs, bf, ds, df, done) }), 'contract-abort-ignored').map((f) => f.message)).toEqual([expect.stringContaining('started at 2025-11-03T10:00:10.000000000+00:00, after run r1')]);
     // Journaled before the failure at the same instant: nothing shows it came after.
     expect(byId(await report(plan, { text: journal(start, bs, ds, bf, df, done) }), 'contract-abort-ignored')).toEqual([]);
+  });
+
+  it('dependency-order allows the writers\' sub-millisecond inversion, as late-result does', async () => {
+    const plan = mkPlan([sub('build', 'builder'), sub('deploy', 'deployer', ['build'])]);
+    const at = (s: number, frac: string) => T(s).replace('.000000000', `.${frac}`);
+    const text = (depStartFrac: string) =>
+      journal(
+        ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['builder', 'deployer'] }),
+        ...ran('r1', 'builder', 1, 10),
+        ev.subStarted(at(9, depStartFrac), { delegation_id: D, sub_run_id: 'r2', parent_run_id: P, agent_id: 'deployer' }),
+        ev.subCompleted(T(20), { delegation_id: D, sub_run_id: 'r2', agent_id: 'deployer', status: 'completed', output_preview: 'deployer done' }),
+        ev.completed(T(21), { delegation_id: D, pattern: 'sequential', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed' }),
+      );
+    expect(byId(await report(plan, { text: text('999999999') }), 'contract-dependency-order')).toEqual([]);
+    expect(byId(await report(plan, { text: text('999000000') }), 'contract-dependency-order')).toEqual([]);
+    expect(byId(await report(plan, { text: text('998999999') }), 'contract-dependency-order').map((f) => f.message)).toEqual([expect.stringContaining('0.001000001s before its dependency "build"')]);
   });
 
   it('is held to the nested delegation that runs its agents, not to the outer one', async () => {

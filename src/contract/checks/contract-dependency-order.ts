@@ -1,7 +1,7 @@
 import type { Report } from '../../checks/types.js';
 import { compareInstants, diffMs } from '../../journal/time.js';
 import { isSuccess } from '../../model/delegation.js';
-import { loc } from '../../model/evidence.js';
+import { JOIN_INVERSION_MS, loc } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
 import { childStart, humanDuration, q, settledBy, startOf, who } from './util.js';
 
@@ -16,7 +16,7 @@ export const contractDependencyOrder: ContractCheck = {
       why: 'A dependency means the subtask consumes what the other one produces. Starting early means it ran on inputs that did not exist yet, typically because a pipeline was run as a parallel fan_out. Starting after a dependency that failed is reported as a warning: its inputs were never produced.',
       example: 'contract: enrich-data depends on validate-data\ndelegation_sub_run_started r-2 agent_id enricher at 10:00:01\ndelegation_sub_run_completed r-1 agent_id validator status completed at 10:00:40',
       reportLine: '- [error] contract-dependency-order: subtask "enrich-data" (agent enricher, run r-2) started at …10:00:01+00:00, 39s before its dependency "validate-data" (run r-1) completed at …10:00:40+00:00 (subtasks[1].dependencies) (j.jsonl:3, j.jsonl:5)',
-      fix: 'Run dependent subtasks in order (sequential or pipeline pattern, or separate delegations), or remove the dependency from the contract if the subtask does not need the output.',
+      fix: 'Run dependent subtasks in order (sequential or pipeline pattern), or remove the dependency from the contract if the subtask does not need the output.',
     },
   },
   run(_ctx, b) {
@@ -40,7 +40,8 @@ export const contractDependencyOrder: ContractCheck = {
           const depStart = startOf(dep.child.attempts[0]);
           const when = depStart?.time && compareInstants(depStart.time, start.time) > 0 ? 'before its dependency even started' : 'while its dependency was still running';
           out.push({ message: `${who(a)} started at ${start.ts} ${when}: ${q(depId)} (run ${final.runId}) never completed ${field}`, evidence: [loc(start), ...(depStart ? [loc(depStart)] : [])], runs });
-        } else if (done.time && compareInstants(start.time, done.time) < 0) {
+        } else if (done.time && diffMs(done.time, start.time) > JOIN_INVERSION_MS) {
+          // Within a millisecond is the writers' inversion (ts is taken before the file lock, journal-format §8.1), as for late-result.
           out.push({ message: `${who(a)} started at ${start.ts}, ${humanDuration(diffMs(done.time, start.time))} before its dependency ${q(depId)} (run ${final.runId}) completed at ${done.ts} ${field}`, evidence: [loc(start), loc(done)], runs });
         } else if (!isSuccess(final)) {
           out.push({ message: `${who(a)} started at ${start.ts} after its dependency ${q(depId)} (run ${final.runId}) ended ${done.status ?? '?'}${done.error ? ` (${done.error})` : ''}: the outputs it depends on were never produced ${field}`, evidence: [loc(done), loc(start)], runs, severity: 'warning' });

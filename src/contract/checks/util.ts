@@ -73,12 +73,12 @@ export function ms(t: Instant): number {
 
 /** `372000` → `6m12s`; `300900` → `5m0.9s`; under a minute, seconds (`1.5s`, `30.0004s`). */
 export function humanDuration(msValue: number): string {
-  // Down to the microsecond, trailing zeros dropped: a breach by a fraction of a second must not print as the limit itself.
-  const seconds = (v: number) => `${v.toFixed(6).replace(/\.?0+$/, '')}s`;
+  // Down to the nanosecond (journal precision), trailing zeros dropped: a breach by a fraction of a second must not print as the limit itself.
+  const seconds = (v: number) => `${v.toFixed(9).replace(/\.?0+$/, '')}s`;
   if (msValue < 60_000) return seconds(msValue / 1000);
   const total = msValue / 1000;
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total - h * 3600 - m * 60;
-  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s >= 0.0000005 ? seconds(s) : ''}`;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s >= 0.0000000005 ? seconds(s) : ''}`;
 }

@@ -10,9 +10,10 @@ export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
 /**
  * Whether `later` happened after `earlier`: a later instant, or the same instant journaled on a
  * later line of the same file (the writer appended it after). The same instant in two files
- * cannot be ordered, so it is not "after".
+ * cannot be ordered, nor can an event without a time, so neither is "after".
  */
-export function happenedAfter(later: Location & { time: Instant }, earlier: Location & { time: Instant }): boolean {
+export function happenedAfter(later: Location & { time: Instant | null }, earlier: Location & { time: Instant | null }): boolean {
+  if (!later.time || !earlier.time) return false;
   const c = compareInstants(later.time, earlier.time);
   return c > 0 || (c === 0 && later.file === earlier.file && later.line > earlier.line);
 }

@@ -1,5 +1,5 @@
 import { compareInstants } from '../../journal/time.js';
-import type { Instant, Location } from '../../journal/types.js';
+import type { Instant, JournalEvent, Location } from '../../journal/types.js';
 import type { Delegation, SubRun } from '../../model/delegation.js';
 import { delegationsByParentRun, memoPerScan } from '../../model/cross-index.js';
 import { happenedAfter, isTimeoutError, loc, terminalCompletions } from '../../model/evidence.js';
@@ -11,8 +11,8 @@ interface Unknown {
   delegation: Delegation;
   /** From when the parent could see the outcome was unknown. */
   at: Instant;
-  /** The line journaled at `at`, when there is one: a start at the same instant on a later line of its file came after it. */
-  atLine: Location | null;
+  /** The event journaled at `at`, when there is one: a start at the same instant on a later line of its file came after it. */
+  atEvent: JournalEvent | null;
   evidence: Location;
   why: string;
 }
@@ -53,7 +53,7 @@ export const retryAfterUnknown: Check = {
       const start = run.starts[0];
       if (!start?.time || !run.agentId) continue;
       const prior = unknowns
-        .filter((u) => u.run !== run && u.run.agentId === run.agentId && (u.atLine ? happenedAfter({ ...start, time: start.time! }, { ...u.atLine, time: u.at }) : compareInstants(u.at, start.time!) < 0))
+        .filter((u) => u.run !== run && u.run.agentId === run.agentId && (u.atEvent ? happenedAfter(start, u.atEvent) : compareInstants(u.at, start.time!) < 0))
         .sort((a, b) => compareInstants(b.at, a.at))[0]; // the most recent unknown is the one this run repeats
       if (!prior) continue;
       const where = prior.delegation === d ? '' : ` of delegation ${prior.delegation.key}`;
@@ -84,7 +84,7 @@ function unknownOutcome(d: Delegation, run: SubRun): Unknown | null {
   const done = terminalCompletions(run);
   const c = done[done.length - 1];
   if (c) {
-    if (c.status === 'failed' && isTimeoutError(c.error) && c.time) return { run, delegation: d, at: c.time, atLine: loc(c), evidence: loc(c), why: `it failed with a timeout: ${JSON.stringify(c.error)}` };
+    if (c.status === 'failed' && isTimeoutError(c.error) && c.time) return { run, delegation: d, at: c.time, atEvent: c, evidence: loc(c), why: `it failed with a timeout: ${JSON.stringify(c.error)}` };
     return null;
   }
   const start = run.starts[0];
@@ -92,7 +92,7 @@ function unknownOutcome(d: Delegation, run: SubRun): Unknown | null {
   // A stage is given up on when the next one starts; parallel children only at the join (or the last sign of life).
   const oneAtATime = !!d.pattern && ONE_AT_A_TIME.has(d.pattern);
   const at = oneAtATime ? start.time : d.completed?.time ?? lastTime(d) ?? start.time;
-  return { run, delegation: d, at, atLine: oneAtATime ? loc(start) : null, evidence: loc(start), why: 'it started and never settled' };
+  return { run, delegation: d, at, atEvent: oneAtATime ? start : null, evidence: loc(start), why: 'it started and never settled' };
 }
 
 function lastTime(d: Delegation): Instant | null {

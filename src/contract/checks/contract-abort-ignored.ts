@@ -36,7 +36,7 @@ export const contractAbortIgnored: ContractCheck = {
     for (const c of all) {
       const start = childStart(c);
       // The same instant on a later line counts: the start was journaled after the failure.
-      if (!start?.time || !happenedAfter({ ...start, time: start.time }, { ...first.done, time: first.done.time! })) continue;
+      if (!start || !happenedAfter(start, first.done)) continue;
       const run = c.attempts[0];
       const name = nameOf.get(run) ?? `agent ${c.agentId ?? '?'} (no subtask)`;
       out.push({

@@ -28,7 +28,7 @@ export const contractTimeout: ContractCheck = {
         const done = settledBy(run);
         if (!start?.time || !done?.time) continue; // an open run is missing-completion's concern
         // Time spent paused is not running time (a resumed run starts again: journal-format §5.1).
-        const { ms: took, pausedMs } = runningMs(run, start, done);
+        const { ms: took, pausedMs } = runningMs(run, start.time, done.time);
         if (took <= limit) continue;
         const paused = pausedMs > 0 ? `, not counting ${humanDuration(pausedMs)} paused` : '';
         out.push({

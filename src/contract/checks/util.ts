@@ -37,9 +37,7 @@ export function failedAttempt(run: SubRun): boolean {
  * pause marker to the resume marker or the second start that follows it (journal-format §5.1).
  * A run paused and never resumed stopped running at the pause.
  */
-export function runningMs(run: SubRun, first: { time: Instant | null }, done: { time: Instant | null }): { ms: number; pausedMs: number } {
-  const begin = first.time!;
-  const end = done.time!;
+export function runningMs(run: SubRun, begin: Instant, end: Instant): { ms: number; pausedMs: number } {
   const total = diffMs(end, begin);
   const within = (t: Instant | null): t is Instant => !!t && compareInstants(t, begin) >= 0 && compareInstants(t, end) <= 0;
   const changes: { at: Instant; running: boolean }[] = [];

@@ -41,12 +41,21 @@ export function isLastTarget(query: string | undefined): query is undefined | ''
   return query === undefined || query === '' || query === 'last';
 }
 
+/**
+ * The parent runs a delegation belongs to: its start's; with no start journaled (rotated away,
+ * torn), the ones its sub-run starts name, so the parent run id still finds it.
+ */
+function parentRunsOf(d: Delegation): (string | null)[] {
+  if (d.started) return [d.parentRunId];
+  return d.events.flatMap((e) => (e.type === 'delegation_sub_run_started' ? [e.parentRunId] : []));
+}
+
 /** The target rules, each alone (resolveTarget applies them in precedence order). */
 function targetRules(query: string, sessionFiles: Map<string, string[]>) {
   const sessionFileSet = new Set(sessionFiles.get(query) ?? []);
   return {
     id: (d: Delegation) => d.id === query || d.key === query,
-    parentRun: (d: Delegation) => d.parentRunId === query && d.started !== null,
+    parentRun: (d: Delegation) => parentRunsOf(d).includes(query),
     session: (d: Delegation) => d.sessions.includes(query) || d.files.some((f) => sessionFileSet.has(f)),
     prefix: (d: Delegation) => d.id.startsWith(query),
   };

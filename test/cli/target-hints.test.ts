@@ -1,6 +1,6 @@
 // A target that matches nothing: the error says what the user likely meant (the delegation of a
 // sub-run id, a mistyped command), and never replays the escape sequences it quotes.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -115,5 +115,29 @@ describe('unknown targets', () => {
     expect(r.stderr).toContain('matches \\u001b[31mred\\nline2 in ');
     expect(r.stderr).not.toContain('\u001b');
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('a parent run id target', () => {
+  it('finds a delegation whose delegation_started is not in the journals, in memory and through the index', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-parent-'));
+    try {
+      const file = path.join(dir, 'sess-9.jsonl');
+      const ev = (type: string, ts: string, metadata: object) => JSON.stringify({ type, ts, session_id: 'sess-9', metadata });
+      writeFileSync(
+        file,
+        [
+          ev('delegation_sub_run_started', '2025-11-03T09:15:01Z', { delegation_id: 'd-startless', sub_run_id: 'r-1', parent_run_id: 'P-77', agent_id: 'a', depth: 1, retry_of: null, status: 'running' }),
+          ev('delegation_sub_run_completed', '2025-11-03T09:15:02Z', { delegation_id: 'd-startless', sub_run_id: 'r-1', status: 'completed', duration_ms: 1000 }),
+        ].join('\n') + '\n',
+      );
+      for (const sessions of [file, dir]) {
+        const r = await runMain(['--sessions', sessions, 'P-77', '--format', 'json']);
+        expect(r.stderr).not.toContain('no delegation');
+        expect(JSON.parse(r.stdout).delegations.map((d: { id: string }) => d.id)).toEqual(['d-startless']);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

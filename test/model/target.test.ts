@@ -119,3 +119,14 @@ describe('resolveTarget', () => {
     expect([...local].sort(delegationOrder).map((d) => d.key)).toEqual(['early', 'late', 'tie-later-file']);
   });
 });
+
+describe('resolveTarget without a journaled delegation_started', () => {
+  it('a parent run id finds a delegation known only from its sub-run starts, not one whose start names another parent', () => {
+    const local = group({
+      's.jsonl': [sub(1, 'startless', 'r-1', 'p-7'), start(2, 'started', 'p-8'), sub(3, 'started', 'r-2', 'p-7')],
+    });
+    expect(kind(resolveTarget('p-7', local))).toBe('parent-run');
+    expect(keys(resolveTarget('p-7', local))).toEqual(['startless']);
+    expect(keys(resolveTarget('p-8', local))).toEqual(['started']);
+  });
+});

@@ -5,7 +5,7 @@ import { describeError } from '../journal/scan-file.js';
 import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { pathIdentity, statIdentity, type JournalFile } from '../journal/discover.js';
 import type { Severity } from '../checks/types.js';
-import type { Formatter } from '../format/types.js';
+import type { FormatContext, Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
 import { decimalInteger, parseJobs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
@@ -193,13 +193,30 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   }
   // The files first: one that cannot be written is exit 2, and exit 2 prints nothing on stdout.
   for (const [name, file] of outputs) {
+    const document = renderDocument(formatter(name), name, report, { ...ctx, color: false });
     try {
-      writeFileSync(file, formatter(name)(report, { ...ctx, color: false }));
+      writeFileSync(file, document);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? 'its folder does not exist' : describeError(err)}`);
     }
   }
-  io.stdout.write(formatter(flags.format)(report, ctx));
+  io.stdout.write(renderDocument(formatter(flags.format), flags.format, report, ctx));
   return exitCodeFor(report, failOn);
+}
+
+/**
+ * One whole-document format, rendered: a report past the longest string V8 can build (≈ 512 MiB)
+ * is a usage error naming the way out, not an internal error or a file that "cannot be written".
+ */
+export function renderDocument(render: Formatter, name: string, report: TraceReport, ctx: FormatContext): string {
+  try {
+    return render(report, ctx);
+  } catch (err) {
+    if (!(err instanceof RangeError) || !/Invalid string length/i.test(err.message)) throw err;
+    const n = report.delegations.length;
+    throw new UsageError(
+      `the ${name} report of ${n} delegation${n === 1 ? '' : 's'} is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go`,
+    );
+  }
 }

@@ -30,3 +30,14 @@ export function clip(s: string, max: number): string {
   const chars = [...s];
   return chars.length <= max ? s : `${chars.slice(0, Math.max(1, max - 1)).join('')}…`;
 }
+
+/**
+ * A journaled text (an error, an output preview) cut at `max` UTF-16 units, saying how much more
+ * there is: one page repeats it several times, and a runaway preview must not make it unopenable.
+ */
+export function capText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  // Not inside a surrogate pair: a lone half would show as U+FFFD.
+  const cut = /[\ud800-\udbff]/.test(s[max - 1]) ? max - 1 : max;
+  return `${s.slice(0, cut)}… (${s.length - cut} more characters; the json report has the whole text)`;
+}

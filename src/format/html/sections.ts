@@ -2,10 +2,13 @@
 import type { Finding } from '../../checks/types.js';
 import type { DelegationReport, TraceReport } from '../../report/types.js';
 import { headingName } from '../types.js';
-import { clip, esc } from './escape.js';
+import { capText, clip, esc } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration } from './scale.js';
 import { statusClass } from './status.js';
+
+/** The page shows this much of one error or output preview (the json report has all of it). */
+const PAGE_TEXT_MAX = 100_000;
 
 /** `2025-11-05T15:30:09.400658958+00:00` → `2025-11-05 15:30:09.400Z` for table cells (full value in the title). */
 const shortTs = (ts: string): string => ts.replace(/^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d{1,3})?\d*(.*)$/, (_m, d, t, f, z) => `${d} ${t}${f ?? ''}${z === '+00:00' ? 'Z' : z}`);
@@ -44,7 +47,7 @@ export function delegationHeader(d: DelegationReport, i: number, parentLink: str
     ['Findings', severityCounts(d.findings)],
   ];
   const preview = d.status.aggregatedOutputPreview
-    ? `<details class="preview"><summary>Aggregated output preview</summary><pre>${esc(d.status.aggregatedOutputPreview)}</pre></details>`
+    ? `<details class="preview"><summary>Aggregated output preview</summary><pre>${esc(capText(d.status.aggregatedOutputPreview, PAGE_TEXT_MAX))}</pre></details>`
     : '';
   return `<header class="dhead"><h2 id="${sectionId(i)}-h"><span class="kind">Delegation</span> <code class="did">${esc(headingName(d))}</code> ${statusPill(d)}</h2><dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`).join('')}</dl>${preview}</header>`;
 }
@@ -96,8 +99,8 @@ export function outputsList(d: DelegationReport, i: number, bars: Map<string, st
       const run = `<code>${esc(clip(a.runId, 40))}</code>`;
       // A link only to a bar that is drawn: no timeline when no timestamp of the delegation parses.
       const head = `${bars.get(a.runId)?.includes(id) ? `<a href="#${id}">${run}</a>` : run} ${esc(a.agentId ?? '?')} attempt ${a.attempt} · ${esc(a.status ?? 'no status')}`;
-      const error = a.error ? `<div class="olabel">error</div><pre class="otext">${esc(a.error)}</pre>` : '';
-      const output = a.outputPreview ? `<div class="olabel">output preview</div><pre class="otext">${esc(a.outputPreview)}</pre>` : '';
+      const error = a.error ? `<div class="olabel">error</div><pre class="otext">${esc(capText(a.error, PAGE_TEXT_MAX))}</pre>` : '';
+      const output = a.outputPreview ? `<div class="olabel">output preview</div><pre class="otext">${esc(capText(a.outputPreview, PAGE_TEXT_MAX))}</pre>` : '';
       rows.push(`<li>${head}${error}${output}</li>`);
     }),
   );

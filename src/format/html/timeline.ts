@@ -2,7 +2,7 @@
 import { parseTimestamp } from '../../journal/time.js';
 import type { AttemptReport, ChildReport, DelegationReport } from '../../report/types.js';
 import { agentLanes, instantMs, lastEventSeen, type Lane } from '../lanes.js';
-import { clip, esc, visible } from './escape.js';
+import { capText, clip, esc, visible } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration, linearScale, offset, ticks, type Scale } from './scale.js';
 import { statusClass, worstSeverity } from './status.js';
@@ -302,6 +302,9 @@ function firstStart(d: DelegationReport): number | null {
 /** Offset from the delegation start; a journaled ts that does not parse has no time (null ms). */
 const at = (ms: number | null, origin: number): string => (ms === null ? 'timestamp does not parse' : offset(ms - origin));
 
+/** The hover card (and the bar's SVG title) shows this much of an error or output; the list below has more. */
+const CARD_TEXT_MAX = 2000;
+
 function tip(f: Frame, a: AttemptReport, open: boolean, late: boolean, findings: string[]): Tip {
   const rows: [string, string][] = [
     ['agent', a.agentId ?? '?'],
@@ -315,8 +318,8 @@ function tip(f: Frame, a: AttemptReport, open: boolean, late: boolean, findings:
   if (a.retryOf) rows.push(['retry of', a.retryOf]);
   if (a.retryReason) rows.push(['retry reason', a.retryReason]);
   if (a.depth !== null) rows.push(['depth', String(a.depth)]);
-  if (a.error) rows.push(['error', a.error]);
-  if (a.outputPreview) rows.push(['output', a.outputPreview]);
+  if (a.error) rows.push(['error', capText(a.error, CARD_TEXT_MAX)]);
+  if (a.outputPreview) rows.push(['output', capText(a.outputPreview, CARD_TEXT_MAX)]);
   for (const m of a.markers) rows.push(['marker', `${m.action} at ${m.ts}`]);
   if (a.nested.length) rows.push(['nested', a.nested.join(', ')]);
   if (findings.length) rows.push(['findings', findings.join(', ')]);

@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.js';
 import { finalCompletion, isSuccess, type Child, type Delegation } from '../../model/delegation.js';
 import { hasSubRunEvents, inJournalOrder, isTimeoutError, lastMarker, loc, startedChildren, startedPerAgent } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
+import { shortList } from '../short-list.js';
 
 // Only these promise every expected child a start (CHECKS.md resolved detail 1); sequential stops
 // early by design and adversarial_review sizes itself from total_sub_runs.
@@ -51,7 +52,7 @@ export const missingStart: Check = {
         const one = unstartedRuns.length === 1;
         out.push({
           severity: 'warning',
-          message: `agent ${agent}: ${one ? 'sub-run' : 'sub-runs'} ${unstartedRuns.map((c) => c.key).join(', ')} ${one ? 'has a completion but no delegation_sub_run_started: the child was journaled, and its start line is' : 'have completions but no delegation_sub_run_started: the children were journaled, and their start lines are'} missing (a failed journal write drops an event silently)`,
+          message: `agent ${agent}: ${one ? 'sub-run' : 'sub-runs'} ${shortList(unstartedRuns.map((c) => c.key))} ${one ? 'has a completion but no delegation_sub_run_started: the child was journaled, and its start line is' : 'have completions but no delegation_sub_run_started: the children were journaled, and their start lines are'} missing (a failed journal write drops an event silently)`,
           evidence: [loc(start), ...unstartedRuns.map((c) => loc(c.attempts[0].completions[0])), loc(join)],
           runs: unstartedRuns.map((c) => c.key),
         });

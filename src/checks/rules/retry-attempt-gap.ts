@@ -1,5 +1,12 @@
 import { loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
+import { LISTED_MAX, shortList } from '../short-list.js';
+
+/** The attempt numbers and the expected ones; a list too long to show whole names the first out of place. */
+function numbering(numbers: (number | null)[], bad: number, badRun: string): string {
+  const shown = `${shortList(numbers.map((n) => String(n ?? '?')))}, expected ${shortList(numbers.map((_, i) => String(i + 2)))}`;
+  return numbers.length <= LISTED_MAX ? shown : `${shown}; the first out of place: run ${badRun} is numbered ${numbers[bad]}, expected ${bad + 2}`;
+}
 
 export const retryAttemptGap: Check = {
   meta: {
@@ -22,11 +29,11 @@ export const retryAttemptGap: Check = {
       const events = child.attempts.slice(1).map((r) => r.retryEvent);
       const numbers = events.map((e) => e?.attempt ?? null);
       const bad = numbers.findIndex((n, i) => n !== null && n !== i + 2);
-      const chain = child.attempts.map((r) => r.runId).join(' → ');
+      const chain = shortList(child.attempts.map((r) => r.runId), ' → ');
       // Each retry rests on its delegation_retry, or on its start when only retry_of links it.
       const evidence = child.attempts.slice(1).flatMap((r) => (r.retryEvent ? [loc(r.retryEvent)] : r.starts.slice(0, 1).map(loc)));
       if (bad !== -1)
-        out.push({ message: `attempts of the ${child.agentId ?? '?'} chain are numbered ${numbers.map((n) => n ?? '?').join(', ')}, expected ${numbers.map((_, i) => i + 2).join(', ')} (${chain})`, evidence, runs: child.attempts.map((r) => r.runId) });
+        out.push({ message: `attempts of the ${child.agentId ?? '?'} chain are numbered ${numbering(numbers, bad, child.attempts[bad + 1].runId)} (${chain})`, evidence, runs: child.attempts.map((r) => r.runId) });
       if (child.attempts.length > options.maxAttempts)
         out.push({ message: `child of agent ${child.agentId ?? '?'} ran ${child.attempts.length} attempts (${chain}); the gate allows ${options.maxAttempts} total attempts (--max-attempts)`, evidence, runs: child.attempts.map((r) => r.runId) });
     }

@@ -1,6 +1,7 @@
 import { finalStatus, isPausedStatus, isSuccess } from '../../model/delegation.js';
 import { hasSubRunEvents, lastMarker, loc, startedChildren, unexplainedSequentialStop } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
+import { shortList } from '../short-list.js';
 
 export const sequentialStoppedEarly: Check = {
   meta: {
@@ -54,7 +55,7 @@ export const sequentialStoppedEarly: Check = {
     const settled = last.final.completions.at(-1) ?? pause ?? cancel ?? last.final.starts[0];
     const never = neverStarted(ids, started.map((c) => c.agentId));
     out.push({
-      message: `stopped after stage ${started.length} of ${ids.length} (${last.agentId ?? '?'}, ${completed ? (status ?? 'status ?') : 'no completion'}); ${never.join(', ')} never started: ${reason}`,
+      message: `stopped after stage ${started.length} of ${ids.length} (${last.agentId ?? '?'}, ${completed ? (status ?? 'status ?') : 'no completion'}); ${shortList(never)} never started: ${reason}`,
       evidence: [loc(d.started), loc(settled), loc(d.completed)],
       runs: [last.final.runId],
     });

@@ -1,6 +1,7 @@
 import { hasSubRunEvents, loc, retriesUnknownRun, startedChildren, succeededAtJoin } from '../../model/evidence.js';
 import type { Delegation } from '../../model/delegation.js';
 import type { Check, Report } from '../types.js';
+import { shortList } from '../short-list.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -9,7 +10,7 @@ function unlinkedRetries(d: Delegation): string {
   const unlinked = d.children.filter((ch) => retriesUnknownRun(d, ch)).map((ch) => `${ch.key} (retry_of ${ch.attempts[0].retryOf})`);
   if (unlinked.length === 0) return '';
   const one = unlinked.length === 1;
-  return `; ${one ? 'a retry that could not be folded counts as its own child' : 'retries that could not be folded count as children of their own'}: ${unlinked.join(', ')} (see retry-unlinked)`;
+  return `; ${one ? 'a retry that could not be folded counts as its own child' : 'retries that could not be folded count as children of their own'}: ${shortList(unlinked)} (see retry-unlinked)`;
 }
 
 export const totalsMismatch: Check = {
@@ -45,7 +46,7 @@ export const totalsMismatch: Check = {
       const retried = d.children.filter((ch) => ch.attempts.length > 1).flatMap((ch) => ch.attempts.slice(0, -1).map((r) => r.runId));
       const started = unstarted === 0 ? 'every expected child started' : `only ${plural(unstarted, 'expected child', 'expected children')} never started`;
       const why = launchFailure ? `${started} (a fork adds at most one launch_failure result)` : started;
-      const hint = retried.length > 0 ? `; retried ${retried.length === 1 ? 'original' : 'originals'} ${retried.join(', ')} must not be counted` : '';
+      const hint = retried.length > 0 ? `; retried ${retried.length === 1 ? 'original' : 'originals'} ${shortList(retried)} must not be counted` : '';
       problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded) and ${why}, so ${extra} extra ${extra === 1 ? 'result is' : 'results are'} unexplained${hint}`);
     }
     if (c.succeeded !== null && c.succeeded !== ok) problems.push(`succeeded is ${c.succeeded} but ${plural(ok, 'child', 'children')} succeeded (completed without error)`);

@@ -6,6 +6,7 @@ import type { Child } from '../../model/delegation.js';
 import { countedAtJoin, loc, succeededAtJoin } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
 import { childStart, dependsOn, settledBy } from './util.js';
+import { shortList } from '../../checks/short-list.js';
 
 /** The AllResults separator (journal-format §3.4). */
 /** Consensus compares outputs after trimming trailing whitespace per line and the whole (Gen C). */
@@ -81,7 +82,7 @@ export const contractMergeMismatch: ContractCheck = {
       const owed = (c: Child) => !!winner && b.assignments.some((a) => a.child === c && dependsOn(b, a.subtask.id, winner.subtask.id));
       const late = firstWin ? children.filter((c) => { const s = childStart(c); return s?.time && compareInstants(s.time, firstWin.time!) > 0 && !owed(c); }) : [];
       if (firstWin && late.length)
-        say(`merge_plan.strategy is first_wins, but ${late.length} more stage${late.length === 1 ? '' : 's'} (${late.map((c) => `${c.agentId ?? '?'} run ${c.attempts[0].runId}`).join(', ')}) started after run ${firstWin.subRunId} had already succeeded`, [loc(firstWin), ...late.map((c) => loc(childStart(c)!))]);
+        say(`merge_plan.strategy is first_wins, but ${late.length} more stage${late.length === 1 ? '' : 's'} (${shortList(late.map((c) => `${c.agentId ?? '?'} run ${c.attempts[0].runId}`))}) started after run ${firstWin.subRunId} had already succeeded`, [loc(firstWin), ...late.map((c) => loc(childStart(c)!))]);
     }
     return out;
   },

@@ -3,6 +3,7 @@ import type { Child } from '../../model/delegation.js';
 import { loc } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
 import { q } from './util.js';
+import { shortList } from '../../checks/short-list.js';
 
 export const contractRetryPolicy: ContractCheck = {
   meta: {
@@ -28,7 +29,7 @@ export const contractRetryPolicy: ContractCheck = {
       if (retries === 0) continue;
       const a = subtaskOf.get(c);
       const name = a ? `subtask ${q(a.subtask.id)} (agent ${a.subtask.agent})` : `agent ${c.agentId ?? '?'} (no subtask)`;
-      const chain = c.attempts.map((r) => r.runId).join(' → ');
+      const chain = shortList(c.attempts.map((r) => r.runId), ' → ');
       const evidence = c.attempts.slice(1).flatMap((r) => (r.retryEvent ? [loc(r.retryEvent)] : r.starts.slice(0, 1).map(loc)));
       const times = `${retries} ${retries === 1 ? 'time' : 'times'}`;
       if (policy === 'abort')

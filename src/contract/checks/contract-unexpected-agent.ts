@@ -3,6 +3,7 @@ import type { Child } from '../../model/delegation.js';
 import { loc } from '../../model/evidence.js';
 import type { ContractCheck } from './types.js';
 import { q } from './util.js';
+import { shortList } from '../../checks/short-list.js';
 
 export const contractUnexpectedAgent: ContractCheck = {
   meta: {
@@ -28,13 +29,13 @@ export const contractUnexpectedAgent: ContractCheck = {
       const subtasks = b.plan.subtasks.filter((s) => s.agent === agent);
       if (subtasks.length === 0) {
         out.push({
-          message: `agent ${agent} ran (${runs.length === 1 ? 'run' : 'runs'} ${runs.join(', ')}) but the contract names no subtask for it (contract agents: ${[...b.agents].join(', ')})`,
+          message: `agent ${agent} ran (${runs.length === 1 ? 'run' : 'runs'} ${shortList(runs)}) but the contract names no subtask for it (contract agents: ${[...b.agents].join(', ')})`,
           evidence,
           runs,
         });
       } else {
         out.push({
-          message: `agent ${agent} ran ${subtasks.length + children.length} sub-runs but the contract assigns it ${subtasks.length} (${subtasks.map((s) => q(s.id)).join(', ')}); extra: ${runs.join(', ')}`,
+          message: `agent ${agent} ran ${subtasks.length + children.length} sub-runs but the contract assigns it ${subtasks.length} (${subtasks.map((s) => q(s.id)).join(', ')}); extra: ${shortList(runs)}`,
           evidence,
           runs,
           severity: 'warning',

@@ -65,7 +65,7 @@ export function renderChecksDoc(groups: readonly CheckGroup[]): string {
     '',
     '# Checks',
     '',
-    'Every finding has a stable id (used in JSON output, `--rule`, the config file and expectations files), a default severity, a message naming the concrete ids and values, and the `file:line` of every journal line it rests on. Under each finding the text report prints its failure classification: the seed skill\'s symptom and what to inspect in the engine.',
+    'Every finding has a stable id (used in JSON output, `--rule`, the config file and expectations files), a default severity, a message naming the concrete ids and values (a list of more than 12 shows its first nine, how many are between and its last two; the finding\'s `runs` keep every run id), and the `file:line` of every journal line it rests on. Under each finding the text report prints its failure classification: the seed skill\'s symptom and what to inspect in the engine.',
     '',
     'Change a severity or turn a check off with `--rule <id>=<off|info|warning|error>` (repeatable) or the `rules` object of `trace-delegation.config.json`; `trace-delegation rules` lists them all.',
     '',

@@ -5,10 +5,10 @@ import { esc, jsonForScript } from './html/escape.js';
 import { barsByRun, sectionId, sectionIndex } from './html/ids.js';
 import { delegationHeader, eventList, findingsList, limitsList, outputsList, overviewTable, pageHeader } from './html/sections.js';
 import { LEGEND } from './html/status.js';
-import { STYLES } from './html/styles.js';
+import { INDENTED_LEVELS, STYLES } from './html/styles.js';
 import { hasTimeline, renderTimeline, type Tip } from './html/timeline.js';
 import { byKey, roots } from './lanes.js';
-import type { Formatter } from './types.js';
+import { headingName, type Formatter } from './types.js';
 
 // Only the hashed inline script may run; no fetches, frames, fonts or remote images.
 const CSP = `default-src 'none'; script-src '${CLIENT_SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -30,9 +30,12 @@ function parentLink(p: Page, d: DelegationReport): string {
   const bar = p.bars.get(d.parentRunId)?.[0];
   const s = p.sections.get(d.parentDelegation);
   const run = bar ? ` <a href="#${bar}">sub-run bar</a>` : '';
-  const del = s !== undefined ? ` in <a href="#${sectionId(s)}">delegation ${esc(p.keys.get(d.parentDelegation)!.id)}</a>` : '';
-  return `<span class="muted"> — nested:${run}${del}</span>`;
+  const del = s !== undefined ? ` in <a href="#${sectionId(s)}">delegation ${esc(headingName(p.keys.get(d.parentDelegation)!))}</a>` : '';
+  return `<span class="muted parent-link"> — nested:${run}${del}</span>`;
 }
+
+/** Past the levels the page indents (styles: INDENTED_LEVELS), the summary says how deep it is. */
+const nestingDepth = (depth: number): string => (depth > INDENTED_LEVELS ? ` <span class="muted">(nesting level ${depth})</span>` : '');
 
 /**
  * A delegation's section with its nested delegations inside. Nesting can be thousands deep, so
@@ -40,6 +43,7 @@ function parentLink(p: Page, d: DelegationReport): string {
  */
 function renderDelegation(p: Page, top: DelegationReport): string {
   const order: { d: DelegationReport; own: string; kids: DelegationReport[] }[] = [];
+  const depthOf = new Map<string, number>([[top.key, 0]]);
   const stack = [top];
   while (stack.length > 0) {
     const d = stack.pop()!;
@@ -50,13 +54,14 @@ function renderDelegation(p: Page, top: DelegationReport): string {
     const kids = d.nested.filter((k) => p.keys.has(k) && !p.done.has(k)).map((k) => p.keys.get(k)!);
     const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}<figure class="timeline">${legend()}${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${outputsList(d, i, p.bars)}${eventList(d)}`;
     order.push({ d, own, kids });
+    for (const k of kids) depthOf.set(k.key, depthOf.get(d.key)! + 1);
     for (let n = kids.length - 1; n >= 0; n--) stack.push(kids[n]);
   }
   const bodies = new Map<string, string>();
   for (let n = order.length - 1; n >= 0; n--) {
     const { d, own, kids } = order[n];
     const nested = kids.map(
-      (k) => `<details class="nested" open><summary>Nested delegation <code>${esc(k.id)}</code> started by run <code>${esc(k.parentRunId ?? '?')}</code></summary>${bodies.get(k.key) ?? ''}</details>`,
+      (k) => `<details class="nested" open><summary>Nested delegation <code>${esc(headingName(k))}</code>${nestingDepth(depthOf.get(k.key)!)} started by run <code>${esc(k.parentRunId ?? '?')}</code></summary>${bodies.get(k.key) ?? ''}</details>`,
     );
     bodies.set(d.key, `${own}${nested.join('')}</section>`);
   }

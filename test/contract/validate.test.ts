@@ -189,7 +189,7 @@ describe('inline rules', () => {
   });
 
   it('says what is wrong with JSON on one line, without V8\'s copy of the text', () => {
-    expect(() => parseContractText('{\n  "delegation": x\r\n}', 'p.json')).toThrow(/^contract p\.json is not valid JSON: Unexpected token 'x'$/);
+    expect(() => parseContractText('{\n  "delegation": x\r\n}', 'p.json')).toThrow(/^contract p\.json is not valid JSON: Unexpected token 'x' \(line 2, column 17\)$/);
     expect(() => parseContractText('{"a":1,}', 'p.json')).toThrow(/^contract p\.json is not valid JSON: Expected double-quoted property name \(line 1, column 8\)$/);
   });
 

@@ -13,15 +13,39 @@ export function linearScale(t0: number, t1: number, x0: number, x1: number): Sca
   return { t0, t1, x0, x1, x: (ms) => x0 + ((ms - t0) / span) * (x1 - x0) };
 }
 
-/** Tick offsets (ms from `origin`) at a 1-2-5 step giving at most `max` ticks over [t0, t1]. */
-export function ticks(origin: number, t0: number, t1: number, max = 10): number[] {
-  const span = Math.max(t1 - t0, 1);
-  let step = 1;
-  for (let p = 0; ; p++) {
-    const base = 10 ** Math.floor(p / 3);
-    step = [1, 2, 5][p % 3] * base;
-    if (span / step <= max) break;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Steps that land on round times: 1-2-5 below a second, then 1, 2, 5, 10, 15, 30 s and min, 1, 2, 3, 6, 12 h, then days. */
+const TIME_STEPS = [
+  ...[1, 2, 5, 10, 15, 30].map((n) => n * SECOND),
+  ...[1, 2, 5, 10, 15, 30].map((n) => n * MINUTE),
+  ...[1, 2, 3, 6, 12].map((n) => n * HOUR),
+];
+
+/** The smallest round step giving at most `max` ticks over `span` ms. */
+function tickStep(span: number, max: number): number {
+  const fits = (step: number) => span / step <= max;
+  if (!fits(SECOND)) {
+    const step = TIME_STEPS.find(fits);
+    if (step !== undefined) return step;
+    // Days: 1-2-5 × 10ᵏ days.
+    for (let p = 0; ; p++) {
+      const days = [1, 2, 5][p % 3] * 10 ** Math.floor(p / 3);
+      if (fits(days * DAY)) return days * DAY;
+    }
   }
+  for (let p = 0; ; p++) {
+    const step = [1, 2, 5][p % 3] * 10 ** Math.floor(p / 3);
+    if (fits(step)) return step;
+  }
+}
+
+/** Tick offsets (ms from `origin`) at a round time step giving at most `max` ticks over [t0, t1]. */
+export function ticks(origin: number, t0: number, t1: number, max = 10): number[] {
+  const step = tickStep(Math.max(t1 - t0, 1), max);
   const out: number[] = [];
   for (let k = Math.ceil((t0 - origin) / step); origin + k * step <= t1; k++) out.push(k * step);
   return out;

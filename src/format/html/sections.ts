@@ -6,6 +6,7 @@ import { capText, clip, esc } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration } from './scale.js';
 import { statusClass } from './status.js';
+import { INDENTED_LEVELS } from './styles.js';
 
 /** The page shows this much of one error or output preview (the json report has all of it). */
 const PAGE_TEXT_MAX = 100_000;
@@ -83,7 +84,7 @@ export function limitsList(limits: string[], title = 'Limits'): string {
 /** The skill's textual timeline, folded away: the same events the bars are drawn from. */
 export function eventList(d: DelegationReport): string {
   const rows = d.timeline.map((t) => `<tr><td><code>${esc(t.ts || '?')}</code></td><td>${esc(t.text)}</td><td class="muted">${esc(t.file)}:${esc(t.line)}</td></tr>`);
-  return `<details class="events"><summary>Journal events (${d.timeline.length})</summary><table><thead><tr><th>ts</th><th>event</th><th>where</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
+  return `<details class="events"><summary>Journal events (${d.timeline.length})</summary><div class="table-scroll"><table><thead><tr><th>ts</th><th>event</th><th>where</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></details>`;
 }
 
 /**
@@ -121,7 +122,8 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
     const durMs = d.startedMs !== null && d.completedMs !== null ? d.completedMs - d.startedMs : null;
     const dur = durMs !== null ? esc(duration(durMs)) : '<span class="muted">–</span>';
-    const indent = depth > 0 ? `<span class="indent" style="padding-left:${depth * 1.2}em">↳ </span>` : '';
+    // Indented as the sections are (INDENTED_LEVELS at most); a deeper row says its level.
+    const indent = depth > 0 ? `<span class="indent" style="padding-left:${Math.min(depth, INDENTED_LEVELS) * 1.2}em">↳${depth > INDENTED_LEVELS ? `<span class="muted" title="nesting level ${depth}">${depth}</span>` : ''} </span>` : '';
     // Rows by worst finding, for the filter above the table (CSS only: it works without scripts).
     const worst = counts.error ? 'error' : counts.warning ? 'warning' : counts.info ? 'info' : 'none';
     const keys = {
@@ -134,12 +136,14 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
       dur: durMs ?? '',
     };
     const data = Object.entries(keys).map(([k, v]) => ` data-k-${k}="${esc(String(v))}"`).join('');
-    return `<tr class="worst-${worst}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
+    return `<tr class="worst-${worst}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}" title="${esc(headingName(d))}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
   });
+  // The rows come in journal order; that is start order (what aria-sort claims) only when every delegation has a start.
+  const startOrdered = order.every(({ d }) => d.startedMs !== null);
   const withErrors = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error')).length;
   const withWarnings = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error' || f.severity === 'warning')).length;
   const filter = `<fieldset class="row-filter"><legend>Show</legend><label><input type="radio" name="rows" id="rows-all" checked> all (${order.length})</label> <label><input type="radio" name="rows" id="rows-warning"> with errors or warnings (${withWarnings})</label> <label><input type="radio" name="rows" id="rows-error"> with errors (${withErrors})</label></fieldset>`;
-  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric>succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric aria-sort="ascending">started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric>succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric${startOrdered ? ' aria-sort="ascending"' : ''}>started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
 export function pageHeader(report: TraceReport): string {

@@ -16,6 +16,7 @@ export const LEGEND: [string, string][] = [
   ['st-cancelled', 'cancelled'],
   ['st-paused', 'paused / waiting'],
   ['st-open', 'open (no completion)'],
+  ['st-unknown', 'other or no status'],
 ];
 
 /** Worst severity of a list of findings, for badges. */

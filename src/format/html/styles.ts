@@ -1,9 +1,15 @@
+/** Nesting levels the page indents; deeper delegations line up with the last indented one (a 1,000-deep chain stays readable). */
+export const INDENTED_LEVELS = 6;
+
+/** `details.nested` repeated `n` times: the selector of a nested delegation at level `n` or deeper. */
+const nestedAtLeast = (n: number): string => Array.from({ length: n }, () => 'details.nested').join(' ');
+
 // Inline stylesheet: system fonts only, so the file needs no network. Status colours carry white
 // text (run ids, pills, counts): each keeps a contrast of at least 4.5:1 with it (WCAG AA).
 export const STYLES = `
 :root {
   --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --lane: #f6f8fa; --card: #ffffff; --page: #f3f5f7;
-  --ok: #1a7f37; --bad: #cf222e; --vf: #bc4c00; --cancel: #6e7781; --pause: #8250df; --open: #0969da; --unknown: #6e7781; --partial: #9a6700;
+  --ok: #1a7f37; --bad: #cf222e; --vf: #bc4c00; --cancel: #6e7781; --pause: #8250df; --open: #0969da; --unknown: #1b7c83; --partial: #9a6700;
   --err: #cf222e; --warn: #b35900; --info: #0969da; --join: #1f2328;
   color-scheme: light;
 }
@@ -27,7 +33,7 @@ section.delegation, section.overview { background: var(--card); border: 1px soli
 .did { font-size: 14px; }
 .nowrap, .pill { white-space: nowrap; }
 .pill { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px; font-weight: 600; color: #fff; background: var(--unknown); }
-.pill.st-completed { background: var(--ok); } .pill.st-failed { background: var(--bad); } .pill.st-partial { background: var(--partial); }
+.pill.st-completed { background: var(--ok); } .pill.st-failed { background: var(--bad); } .pill.st-verification_failed { background: var(--vf); } .pill.st-partial { background: var(--partial); }
 .pill.st-unfinished, .pill.st-paused, .pill.st-waiting { background: var(--pause); } .pill.st-open { background: var(--open); } .pill.st-cancelled { background: var(--cancel); }
 .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(270px, 1fr)); gap: 6px 18px; margin: 0; }
 .facts div { min-width: 0; }
@@ -91,6 +97,7 @@ ol.findings { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; 
 .finding .sev { display: inline-block; min-width: 58px; text-align: center; font-size: 11px; font-weight: 700; text-transform: uppercase; color: #fff; background: var(--info); border-radius: 4px; padding: 0 5px; }
 .finding.sev-error .sev { background: var(--err); } .finding.sev-warning .sev { background: var(--warn); }
 .fid { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+.fline, .parent-link { overflow-wrap: anywhere; }
 .fruns, .fwhere, .fhint { font-size: 12px; color: var(--muted); margin-top: 2px; overflow-wrap: anywhere; }
 .run-link { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; margin-right: 6px; }
 .none-found { color: var(--ok); margin: 0; }
@@ -103,6 +110,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 details.nested { margin-top: 16px; border-left: 3px solid var(--pause); padding-left: 12px; }
 details.nested > summary { font-size: 13.5px; color: var(--fg); margin-bottom: 8px; }
 details.nested section.delegation { margin-bottom: 0; }
+${nestedAtLeast(INDENTED_LEVELS + 1)} { padding-left: 0; border-left: 0; }
+${nestedAtLeast(INDENTED_LEVELS + 1)} > section.delegation { padding-left: 0; padding-right: 0; border-left: 0; border-right: 0; border-radius: 0; }
 .empty { color: var(--muted); font-style: italic; }
 #td-tip { position: fixed; z-index: 10; max-width: 440px; background: #1f2328; color: #f0f3f6; border-radius: 8px; padding: 9px 11px; font-size: 12px; box-shadow: 0 6px 24px rgba(0,0,0,.28); pointer-events: none; }
 #td-tip[hidden] { display: none; }

@@ -97,6 +97,6 @@ describe('expectations files', () => {
     expect(parseExpectations('[{ "id": "contract-timeout" }]', 'x')).toEqual([{ id: 'contract-timeout' }]);
     // A byte order mark (a Windows editor) is not content; a syntax error is one line, without V8's copy of the text.
     expect(parseExpectations('\uFEFF[{ "id": "late-result" }]', 'x')).toEqual([{ id: 'late-result' }]);
-    expect(() => parseExpectations('[\n  { "id": x }\r\n]', 'x')).toThrow(/^expectations file x is not valid JSON: Unexpected token 'x'$/);
+    expect(() => parseExpectations('[\n  { "id": x }\r\n]', 'x')).toThrow(/^expectations file x is not valid JSON: Unexpected token 'x' \(line 2, column 11\)$/);
   });
 });

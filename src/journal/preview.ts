@@ -24,15 +24,30 @@ export const withoutTruncationMark = (s: string): string => (s.endsWith('…') ?
 export const SEPARATOR = '\n---\n';
 
 /**
- * Whether an aggregate holds an output preview: as one of its segments (trimmed), or, for a
- * preview of MIN_SUBSTRING characters or more, anywhere in it (its kept prefix, when truncated).
+ * The kept start of the aggregate's last segment when the journal cut the aggregate (500 chars +
+ * "…"), long enough to match (MIN_SUBSTRING); null otherwise. A failed run's output joined after
+ * another one is usually cut so: only its first characters are in the journal.
  */
-export function aggregateContains(aggregate: string, preview: string): boolean {
+export function truncatedTail(aggregate: string): string | null {
+  if (!aggregate.endsWith('…')) return null;
+  const at = aggregate.lastIndexOf(SEPARATOR);
+  const tail = aggregate.slice(at === -1 ? 0 : at + SEPARATOR.length, -1).trim();
+  return longEnoughForSubstring(tail) ? tail : null;
+}
+
+/**
+ * Whether an aggregate holds an output preview: as one of its segments (trimmed), or, for a
+ * preview of MIN_SUBSTRING characters or more, anywhere in it (its kept prefix, when truncated),
+ * or as the start the journal kept of a cut aggregate's last segment (unless `cutTail` is false).
+ */
+export function aggregateContains(aggregate: string, preview: string, cutTail = true): boolean {
   const p = preview.trim();
   if (!p) return false;
   if (aggregate.split(SEPARATOR).some((seg) => seg.trim() === p)) return true;
   const core = withoutTruncationMark(p);
-  return longEnoughForSubstring(core) && aggregate.includes(core);
+  if (longEnoughForSubstring(core) && aggregate.includes(core)) return true;
+  const tail = cutTail ? truncatedTail(aggregate) : null;
+  return tail !== null && core.startsWith(tail);
 }
 
 /**

@@ -96,8 +96,23 @@ testCheck('failed-in-aggregate', {
         },
       ],
     },
+    {
+      // The journal cut the aggregate at 500 characters: the failed us1 output (line 5) joined
+      // after eu's is only its first 163 characters there, a prefix of us1's preview (line 6).
+      fixture: 'trigger-failed-output-in-cut-aggregate.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'the aggregate contains "US price report (stale, from run r41): yesterday the US regional price index …", the output of sub-run us1 (agent us), whose final status is failed',
+          evidenceLines: ['trigger-failed-output-in-cut-aggregate.jsonl:5', 'trigger-failed-output-in-cut-aggregate.jsonl:6'],
+        },
+      ],
+    },
   ],
   valid: [
+    // A cut aggregate's last segment that a completed run's output starts with as well as a failed
+    // one's (whose is it?), and a cut segment of 30 characters (too short to tell).
+    'trap-cut-aggregate-tail.jsonl',
     // Children written just after the join (1 µs, 0.4 ms) or whose output is in the aggregate were in it.
     '../join/late-result-inverted.jsonl',
     // succeeded=3 with two children, both succeeded: no failed child was counted (totals-mismatch says the rest).

@@ -2,7 +2,7 @@ import { compareInstants, diffMs } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
 import { hasSubRunEvents, JOIN_INVERSION_MS, loc, settledAtJoin, startedPerAgent, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
-import { aggregateContains, longEnoughForSubstring, SEPARATOR, withoutTruncationMark } from '../../journal/preview.js';
+import { aggregateContains, longEnoughForSubstring, SEPARATOR, truncatedTail, withoutTruncationMark } from '../../journal/preview.js';
 import { previewsIn } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
 import type { Check, Report } from '../types.js';
@@ -18,7 +18,7 @@ export const failedInAggregate: Check = {
     symptom: 'Wrong aggregate',
     docs: {
       why:
-        'A join that counts a failed child, or publishes an artifact of a failed run or of another delegation (yesterday\'s result still in the store), delivers a wrong answer on time with no error anywhere. Two facts are checked: `succeeded` against the children that had completed without error by the join (a completion timestamped just after it, by 1 ms at most or with its output in the aggregate, was in it: concurrent writers invert timestamps), and each `\\n---\\n` segment of `aggregated_output_preview` against the output previews of runs that did not succeed or belong to another delegation (whole segments; substrings only for previews of 40+ characters; runs of nested delegations are not compared with the outer aggregate).',
+        'A join that counts a failed child, or publishes an artifact of a failed run or of another delegation (yesterday\'s result still in the store), delivers a wrong answer on time with no error anywhere. Two facts are checked: `succeeded` against the children that had completed without error by the join (a completion timestamped just after it, by 1 ms at most or with its output in the aggregate, was in it: concurrent writers invert timestamps), and each `\\n---\\n` segment of `aggregated_output_preview` against the output previews of runs that did not succeed or belong to another delegation (whole segments; substrings only for previews of 40+ characters; the last segment of an aggregate the journal cut at 500 characters matches the preview it is the start of, when it holds 40+ characters and no completed run\'s output starts the same way; runs of nested delegations are not compared with the outer aggregate).',
       example: [
         '{"type":"delegation_started","ts":"2026-03-09T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["us"],"delegation_id":"d-r41","parent_run_id":"r41","pattern":"fan_out"}}',
         '{"type":"delegation_sub_run_started","ts":"2026-03-09T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"us","delegation_id":"d-r41","depth":1,"parent_run_id":"r41","retry_of":null,"status":"running","sub_run_id":"r41-us"}}',
@@ -129,9 +129,13 @@ function joinedFailures(d: Delegation, join: DelegationCompletedEvent, all: read
     reported.add(p);
     out.push({ message: `the aggregate contains ${JSON.stringify(clip(p))}, ${label}`, evidence: [loc(c), loc(join)], runs: [runId] });
   };
+  // A cut last segment that a completed run's output also starts with may be that run's: it
+  // proves nothing about a failed run with the same start.
+  const tail = truncatedTail(agg);
+  const tailMayBeOwn = tail !== null && own.some((o) => o.startsWith(tail));
   for (const run of d.runs.values()) {
     const c = finalTerminal(run);
-    if (c && c.status !== 'completed' && c.outputPreview && aggregateContains(agg, c.outputPreview))
+    if (c && c.status !== 'completed' && c.outputPreview && aggregateContains(agg, c.outputPreview, !tailMayBeOwn))
       report(c, `the output of sub-run ${run.runId} (agent ${run.agentId ?? '?'}), whose final status is ${c.status}`, run.runId);
   }
   // A segment that is this delegation's own output (the last one may be cut by the journal's

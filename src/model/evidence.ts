@@ -154,9 +154,16 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
   // Went on: whole lines after its last event. A partial last line is not an event (a write cut short).
   const lastLineByFile = new Map<string, number>();
   for (const e of d.events) lastLineByFile.set(e.file, Math.max(lastLineByFile.get(e.file) ?? 0, e.line));
+  // Gen A's shared delegation.jsonl goes on with every session's delegations: with a session file
+  // of its own, what that file does is what its session did.
+  const isTracker = (file: string) => sessionIdOfPath(file) === TRACKER_STEM;
+  const hasSessionFile = [...lastLineByFile.keys()].some((f) => !isTracker(f));
+  let sharedGoesOn: string | null = null;
   for (const [file, line] of lastLineByFile) {
     const st = files.get(file);
-    if (st && st.lastWholeLine > line) return { cause: 'engine error', detail: `${file} goes on to line ${st.lastWholeLine} after its last event`, evidence: [{ file, line: st.lastWholeLine }] };
+    if (!st || st.lastWholeLine <= line) continue;
+    if (hasSessionFile && isTracker(file)) sharedGoesOn ??= file;
+    else return { cause: 'engine error', detail: `${file} goes on to line ${st.lastWholeLine} after its last event`, evidence: [{ file, line: st.lastWholeLine }] };
   }
   for (const st of siblings) {
     const shown = newestTimeIn(st, { wholeLinesOnly: true });
@@ -164,6 +171,10 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
       return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${shown.line}, after its last event`, evidence: [{ file: st.file, line: shown.line }] };
   }
   const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
+  if (sharedGoesOn) {
+    const own = last.filter((l) => !isTracker(l.file));
+    return { cause: 'crashed', detail: `its session's files end with its events; ${sharedGoesOn}, which every session writes, goes on with other delegations`, evidence: own };
+  }
   return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };
 }
 

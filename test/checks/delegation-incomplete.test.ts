@@ -43,6 +43,19 @@ testCheck('delegation-incomplete', {
       ],
     },
     {
+      // Gen A: d30 started in the shared delegation.jsonl, its sub-run in sess-30.jsonl, whose last
+      // line it is. delegation.jsonl goes on with d31, another parent's delegation: not d30's session.
+      fixture: 'trigger-crashed-gen-a-shared-file',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd30',
+          messageIncludes: "no delegation_completed: crashed (its session's files end with its events; ",
+          evidenceLines: ['delegation.jsonl:1', 'sess-30.jsonl:1'],
+        },
+      ],
+    },
+    {
       // fork tester×2 in the v1 layout, newest line 4 minutes before the pinned now.
       fixture: 'trigger-still-running',
       findings: [

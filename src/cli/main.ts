@@ -153,42 +153,75 @@ function subcommandOptionsAfterIt(words: readonly string[], program: Command): r
   return words;
 }
 
+/** Every option word any command knows, mapped to whether a value follows it (`--limit 5`). */
+function allOptions(program: Command): Map<string, boolean> {
+  const out = new Map<string, boolean>([['--help', false], ['-h', false]]);
+  const visit = (cmd: Command) => {
+    for (const o of cmd.options) for (const f of [o.long, o.short]) if (f) out.set(f, out.get(f) || o.required || o.optional);
+    cmd.commands.forEach(visit);
+  };
+  visit(program);
+  return out;
+}
+
+/**
+ * The argv for commander when the words ask for help (`help [command [subcommand]]`, also after
+ * options and as `contract help validate`), null otherwise. Options of the tool anywhere are
+ * ignored, values and all (`help list --limit 5`); an unknown one is a usage error. Commander's
+ * own help command would print the root help for an unknown command, on stderr without a word.
+ */
+function helpArgv(words: readonly string[], program: Command): string[] | null {
+  const options = allOptions(program);
+  const names: string[] = [];
+  let unknown: string | null = null;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === '--') {
+      names.push(...words.slice(i + 1));
+      break;
+    }
+    if (!w.startsWith('-') || w === '-') {
+      names.push(w);
+      continue;
+    }
+    const flag = w.startsWith('--') ? w.split('=')[0] : w.slice(0, 2);
+    const takesValue = options.get(flag);
+    if (takesValue === undefined) unknown ??= flag;
+    // `--limit 5`, not `--limit=5` nor `-n5`.
+    else if (takesValue && !w.includes('=') && (w.startsWith('--') || w.length === 2)) i++;
+  }
+  const groups = new Set(program.commands.filter((c) => c.commands.length > 0).map((c) => c.name()));
+  // `contract help validate` is `help contract validate`.
+  if (names[0] !== undefined && groups.has(names[0]) && names[1] === 'help') names.splice(0, 2, 'help', names[0]);
+  if (names[0] !== 'help') return null;
+  while (names[1] === 'help') names.splice(1, 1); // `help help list` is `help list`
+  if (unknown) throw new UsageError(`help: unknown option ${unknown} (trace-delegation help [command [subcommand]])`);
+  const [, command, sub, extra] = names;
+  if (command === undefined) return ['--help'];
+  const commands = program.commands.map((c) => c.name());
+  const parent = program.commands.find((c) => c.name() === command);
+  if (!parent) throw new UsageError(`help: unknown command ${command} (commands: ${[...commands, 'help'].join(', ')})`);
+  if (sub === undefined || sub === 'help') return [command, '--help'];
+  const subcommands = parent.commands.map((c) => c.name());
+  if (!subcommands.includes(sub))
+    throw new UsageError(subcommands.length ? `help: unknown command ${command} ${sub} (${command} has: ${subcommands.join(', ')})` : `help: ${command} has no subcommands (trace-delegation help ${command})`);
+  if (extra !== undefined) throw new UsageError(`help takes a command and a subcommand at most, not ${extra} (trace-delegation help ${command} ${sub})`);
+  return [command, sub, '--help'];
+}
+
 /** Runs the CLI and returns its exit code; it never calls process.exit and never throws. */
 export async function main(io: CliIO): Promise<number> {
   const result = { code: EXIT.ok as number };
   const program = buildProgram(io, result);
   try {
-    // commander's help command prints the whole root help for a command it does not know.
-    // `help help …` is `help …`.
-    let words = io.argv;
-    while (words[0] === 'help' && words[1] === 'help') words = words.slice(1);
-    // `help --help` is the root help, `help -h list` list's (commander would call -h an unknown command, on stderr).
-    if (words[0] === 'help' && (words[1] === '--help' || words[1] === '-h')) words = words.length > 2 ? ['help', ...words.slice(2)] : ['--help'];
-    // `contract help validate` (options before it too) is `help contract validate`, with the same message for an unknown one.
-    const groups = new Set(program.commands.filter((c) => c.commands.length > 0).map((c) => c.name()));
-    const [groupWord, helpWord] = positionals(words, program);
-    const at = groupWord !== undefined && groups.has(groupWord) && helpWord === 'help' ? words.indexOf('help', words.indexOf(groupWord) + 1) : -1;
-    if (at >= 0 && words[at + 1] !== undefined) words = ['help', groupWord!, ...words.slice(at + 1)];
-    const [first, second] = words;
+    const words = io.argv;
     const commands = [...new Set([...program.commands.map((c) => c.name()), 'help'])];
-    if (first === 'help' && second !== undefined && !second.startsWith('-') && !commands.includes(second)) throw new UsageError(`help: unknown command ${second} (commands: ${commands.join(', ')})`);
-    // `help --json`: commander would print the root help on stderr and exit 2 without a word.
-    if (first === 'help' && second !== undefined && second.startsWith('-') && second !== '--help' && second !== '-h') throw new UsageError(`help takes a command name, not ${second} (trace-delegation help [command], or trace-delegation [command] --help)`);
     // A mistyped command with its arguments (`chek fixtures`, also after options: `--demo chek
     // fixtures`) would be commander's bare "too many arguments".
     const [word, next] = positionals(words, program);
     const meant = !commands.includes(word ?? '') ? commandMeant(word) : undefined;
     if (meant && next !== undefined) throw new UsageError(`unknown command ${word}; did you mean ${meant}? (trace-delegation ${meant} --help)`);
-    const third = words[2];
-    const parent = program.commands.find((c) => c.name() === second);
-    if (first === 'help' && parent && third !== undefined && third !== 'help' && !third.startsWith('-')) {
-      const subcommands = parent.commands.map((c) => c.name());
-      if (!subcommands.includes(third))
-        throw new UsageError(subcommands.length ? `help: unknown command ${second} ${third} (${second} has: ${subcommands.join(', ')})` : `help: ${second} has no subcommands (trace-delegation help ${second})`);
-    }
-    // `help contract validate` is validate's help (commander's would be contract's).
-    const nested = first === 'help' && second !== undefined && third !== undefined && third !== 'help';
-    const argv = nested ? [second, third, '--help'] : first === 'help' && third === 'help' ? ['help', second] : subcommandOptionsAfterIt(words, program);
+    const argv = helpArgv(words, program) ?? subcommandOptionsAfterIt(words, program);
     await program.parseAsync(argv, { from: 'user' });
     return result.code;
   } catch (err) {

@@ -25,7 +25,7 @@ describe("commander's own errors", () => {
       [['--bogus'], "trace-delegation: unknown option '--bogus'\n"],
       [['list', '--all'], "trace-delegation: unknown option '--all'\n"],
       [['contract', 'validate'], "trace-delegation: missing required argument 'plan'\n"],
-      [['help', '--json'], 'trace-delegation: help takes a command name, not --json (trace-delegation help [command], or trace-delegation [command] --help)\n'],
+      [['help', '--jsn'], 'trace-delegation: help: unknown option --jsn (trace-delegation help [command [subcommand]])\n'],
     ] as const) {
       const r = await runMain([...args]);
       expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', says]);
@@ -39,5 +39,39 @@ describe('--no-color after any command', () => {
       const r = await runMain(args);
       expect([r.code, r.stderr], args.join(' ')).toEqual([0, '']);
     }
+  });
+});
+
+describe('help with options of the tool', () => {
+  it('prints the help it names whatever options come with it, values and all, before or after', async () => {
+    const list = await runMain(['help', 'list']);
+    const validate = await runMain(['help', 'contract', 'validate']);
+    for (const args of [
+      ['help', 'list', '--limit', '5'],
+      ['help', 'list', '--fail-on', 'none'],
+      ['help', '--demo', 'list'],
+      ['--demo', 'help', 'list'],
+      ['-q', '--sessions', 'help', 'help', 'list'],
+    ]) {
+      const r = await runMain(args);
+      expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([0, '', list.stdout]);
+    }
+    for (const args of [['--demo', 'help', 'contract', 'validate'], ['-q', 'contract', 'help', 'validate'], ['help', 'contract', 'validate', '--fail-on', 'none']]) {
+      const r = await runMain(args);
+      expect([r.code, r.stderr, r.stdout], args.join(' ')).toEqual([0, '', validate.stdout]);
+    }
+    const check = await runMain(['help', 'check', '--now', '2030-01-01T00:00:00Z']);
+    expect([check.code, check.stderr]).toEqual([0, '']);
+    expect(check.stdout).toMatch(/^Usage: trace-delegation check /);
+  });
+
+  it('refuses an option no command has, and an unknown command, in one sentence wherever help stands', async () => {
+    for (const args of [['help', 'list', '--bogus'], ['-q', 'help', '--bogus']]) {
+      const r = await runMain(args);
+      expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', 'trace-delegation: help: unknown option --bogus (trace-delegation help [command [subcommand]])\n']);
+    }
+    const r = await runMain(['--demo', 'help', 'nothing']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(/^trace-delegation: help: unknown command nothing \(commands: [^\n]*\)\n$/);
   });
 });

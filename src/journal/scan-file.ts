@@ -709,6 +709,17 @@ export function describeError(err: unknown): string {
       return 'no space left on the device';
     case 'EDQUOT':
       return 'the disk quota is exceeded';
+    case 'EIO':
+      return 'an input/output error (a failing disk, a lost network mount, or a file that takes no writes)';
+    case 'EROFS':
+      return 'a read-only file system';
+    case 'ENOTDIR':
+      return 'a part of the path is not a folder';
+    case 'ENAMETOOLONG':
+      return 'the name is too long';
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'too many open files (raise ulimit -n)';
     case 'Z_DATA_ERROR':
     case 'Z_BUF_ERROR':
       return `corrupt gzip data (${e.message})`;

@@ -90,14 +90,29 @@ export async function runFollow(target: string | undefined, io: CliIO, settings:
   const follower = new Follower(target, io, settings);
   let stopped!: () => void;
   const stopping = new Promise<void>((resolve) => (stopped = resolve));
-  // Ours from the start: Ctrl-C during the replay stops it after the report being written (a
-  // second one, with no handler left, ends the run the default way).
+  // Ours from the start: Ctrl-C during the replay stops it after the report being written. A
+  // second signal within SECOND_SIGNAL_GRACE_MS is the same request (timeout(1) signals the process
+  // and then its group); a later one ends the run the default way.
+  let stopAt = 0;
   const stop = () => {
+    stopAt ||= Date.now();
     follower.stopRequested = true;
     stopped();
   };
+  const removeSignalHandlers = () => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopAt && Date.now() - stopAt > SECOND_SIGNAL_GRACE_MS) {
+      removeSignalHandlers();
+      process.kill(process.pid, signal);
+      return;
+    }
+    stop();
+  };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, stop);
+    process.on(signal, onSignal);
     // The binary's exit-0 handlers for the start-up (bin/trace-delegation.cjs) give way to ours,
     // after ours is added: a signal with no listener left for a moment would be dropped.
     for (const l of process.listeners(signal)) if ((l as { untilFollowStarts?: boolean }).untilFollowStarts) process.removeListener(signal, l);
@@ -110,12 +125,16 @@ export async function runFollow(target: string | undefined, io: CliIO, settings:
     follower.announce();
     await stopping;
   } finally {
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
+    // Kept a moment: the group's copy of the signal may still be on its way.
+    if (stopAt) setTimeout(removeSignalHandlers, SECOND_SIGNAL_GRACE_MS).unref();
+    else removeSignalHandlers();
     follower.close();
   }
   return EXIT.ok;
 }
+
+/** A second SIGINT/SIGTERM this soon after the first is the same stop request. */
+const SECOND_SIGNAL_GRACE_MS = 1000;
 
 class Follower {
   /** Ctrl-C (or the caller's signal) came: the replay stops at its next breath, following never starts. */

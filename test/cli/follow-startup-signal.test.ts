@@ -40,3 +40,24 @@ describe('--follow and a signal during start-up', () => {
     });
   }
 });
+
+// timeout(1) without --foreground signals the process, then its whole group: one stop, two signals.
+describe('--follow and the same signal twice at once', () => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} twice within a moment: exit 0`, async () => {
+      const { spawn } = await import('node:child_process');
+      const child = spawn(process.execPath, [BIN, '--follow', '--sessions', path.join(FIXTURES, 'sessions')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', () => {});
+      // Following once the replay's reports are out.
+      for (let i = 0; i < 200 && !out.includes('Delegation Trace'); i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300));
+      const exited = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+      child.kill(signal);
+      await new Promise((r) => setTimeout(r, 5));
+      child.kill(signal);
+      expect(await exited).toEqual([0, null]);
+    }, 30_000);
+  }
+});

@@ -1,6 +1,7 @@
 import type { Severity } from '../checks/types.js';
 import { BIDI_CONTROLS, spelledOut } from './invisible.js';
 import type { Formatter } from './types.js';
+import { shownLocations } from './locations.js';
 
 const COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
 
@@ -22,15 +23,6 @@ export function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-/** Further evidence an annotation names: GitHub cuts a long annotation, so the rest is counted. */
-const MAX_ALSO_SHOWN = 20;
-
-function alsoAt(evidence: readonly { file: string; line: number }[]): string {
-  const shown = evidence.slice(0, MAX_ALSO_SHOWN).map((e) => `${e.file}:${e.line}`);
-  const more = evidence.length - shown.length;
-  return shown.join(', ') + (more > 0 ? `, … (${more} more: the JSON output lists them)` : '');
-}
-
 /**
  * GitHub Actions workflow commands, one annotation per finding at its first evidence line:
  * `::error` for errors, `::warning` for warnings, `::notice` for info.
@@ -41,7 +33,7 @@ export const formatGithub: Formatter = (report) => {
     for (const f of d.findings) {
       const loc = f.evidence[0];
       const props = [...(loc ? [`file=${escapeProperty(loc.file)}`, `line=${loc.line}`] : []), `title=${escapeProperty(f.id)}`].join(',');
-      const more = f.evidence.length > 1 ? ` (also ${alsoAt(f.evidence.slice(1))})` : '';
+      const more = f.evidence.length > 1 ? ` (also ${shownLocations(f.evidence.slice(1))})` : '';
       lines.push(`::${COMMAND[f.severity]} ${props}::${escapeData(`${f.message} [delegation ${f.delegation}]${more}`)}`);
     }
   }

@@ -3,6 +3,7 @@ import type { DelegationReport, TraceReport } from '../report/types.js';
 import { delegationGantt } from './gantt.js';
 import { safeTerminalText } from './terminal.js';
 import { type FormatContext, type Formatter, headingName } from './types.js';
+import { shownLocations } from './locations.js';
 
 /**
  * Journal text as inert Markdown: control characters shown escaped, HTML defused, the punctuation
@@ -58,13 +59,9 @@ function summaryTable(report: TraceReport): string[] {
   return ['| Delegation | Pattern | Status | Sub-runs | Findings |', '| --- | --- | --- | --- | --- |', ...rows];
 }
 
-/** Evidence shown in a findings cell: a finding about 15,000 sub-runs would otherwise fill the document with one cell. */
-const MAX_EVIDENCE_SHOWN = 20;
-
+/** A findings cell's evidence, capped (shownLocations): one finding must not fill the document. */
 function location(f: Finding): string {
-  const shown = f.evidence.slice(0, MAX_EVIDENCE_SHOWN).map((e) => `${markdownText(e.file)}:${e.line}`);
-  const more = f.evidence.length - shown.length;
-  return shown.join(', ') + (more > 0 ? `, … (${more} more: the JSON output lists them)` : '') || '—';
+  return shownLocations(f.evidence, markdownText) || '—';
 }
 
 function findingsTable(d: DelegationReport): string[] {

@@ -317,6 +317,9 @@ function statKind(p: string): 'missing' | 'unreadable' | 'loop' | 'file' | 'dir'
 /** Gen A's tracker journal (`delegation.jsonl`) holds every session's delegations: its name names no session. */
 export const TRACKER_STEM = 'delegation';
 
+/** Whether a journal is Gen A's shared tracker file, which every session writes. */
+export const isTrackerJournal = (p: string): boolean => sessionIdOfPath(p) === TRACKER_STEM;
+
 export function sessionIdOfPath(p: string): string {
   return withoutJournalSuffix(path.basename(p));
 }

@@ -1,4 +1,4 @@
-import { sessionIdOfPath, TRACKER_STEM } from '../journal/discover.js';
+import { isTrackerJournal, sessionIdOfPath, TRACKER_STEM } from '../journal/discover.js';
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent, Location, SubRunCompletedEvent } from '../journal/types.js';
@@ -156,13 +156,12 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
   for (const e of d.events) lastLineByFile.set(e.file, Math.max(lastLineByFile.get(e.file) ?? 0, e.line));
   // Gen A's shared delegation.jsonl goes on with every session's delegations: with a session file
   // of its own, what that file does is what its session did.
-  const isTracker = (file: string) => sessionIdOfPath(file) === TRACKER_STEM;
-  const hasSessionFile = [...lastLineByFile.keys()].some((f) => !isTracker(f));
+  const hasSessionFile = [...lastLineByFile.keys()].some((f) => !isTrackerJournal(f));
   let sharedGoesOn: string | null = null;
   for (const [file, line] of lastLineByFile) {
     const st = files.get(file);
     if (!st || st.lastWholeLine <= line) continue;
-    if (hasSessionFile && isTracker(file)) sharedGoesOn ??= file;
+    if (hasSessionFile && isTrackerJournal(file)) sharedGoesOn ??= file;
     else return { cause: 'engine error', detail: `${file} goes on to line ${st.lastWholeLine} after its last event`, evidence: [{ file, line: st.lastWholeLine }] };
   }
   for (const st of siblings) {
@@ -172,7 +171,7 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
   }
   const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
   if (sharedGoesOn) {
-    const own = last.filter((l) => !isTracker(l.file));
+    const own = last.filter((l) => !isTrackerJournal(l.file));
     return { cause: 'crashed', detail: `its session's files end with its events; ${sharedGoesOn}, which every session writes, goes on with other delegations`, evidence: own };
   }
   return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };

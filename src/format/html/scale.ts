@@ -25,22 +25,19 @@ const TIME_STEPS = [
   ...[1, 2, 3, 6, 12].map((n) => n * HOUR),
 ];
 
+/** The smallest 1-2-5 × 10ᵏ multiple of `unit` that `fits`. */
+function oneTwoFive(unit: number, fits: (step: number) => boolean): number {
+  for (let p = 0; ; p++) {
+    const step = [1, 2, 5][p % 3] * 10 ** Math.floor(p / 3) * unit;
+    if (fits(step)) return step;
+  }
+}
+
 /** The smallest round step giving at most `max` ticks over `span` ms. */
 function tickStep(span: number, max: number): number {
   const fits = (step: number) => span / step <= max;
-  if (!fits(SECOND)) {
-    const step = TIME_STEPS.find(fits);
-    if (step !== undefined) return step;
-    // Days: 1-2-5 × 10ᵏ days.
-    for (let p = 0; ; p++) {
-      const days = [1, 2, 5][p % 3] * 10 ** Math.floor(p / 3);
-      if (fits(days * DAY)) return days * DAY;
-    }
-  }
-  for (let p = 0; ; p++) {
-    const step = [1, 2, 5][p % 3] * 10 ** Math.floor(p / 3);
-    if (fits(step)) return step;
-  }
+  if (fits(SECOND)) return oneTwoFive(1, fits);
+  return TIME_STEPS.find(fits) ?? oneTwoFive(DAY, fits);
 }
 
 /** Tick offsets (ms from `origin`) at a round time step giving at most `max` ticks over [t0, t1]. */

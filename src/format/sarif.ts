@@ -75,12 +75,18 @@ function artifactLocation(file: string): { uri: string; uriBaseId?: string } {
   return { uri: file.split('/').map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' };
 }
 
-function physicalLocation(loc: Location) {
-  return {
-    physicalLocation: {
-      artifactLocation: artifactLocation(loc.file),
-      ...(loc.line > 0 ? { region: { startLine: loc.line } } : {}),
-    },
+type PhysicalLocation = { artifactLocation: ReturnType<typeof artifactLocation>; region?: { startLine: number } };
+
+/**
+ * Builds physical locations, one artifactLocation per journal file: a log has few files and can
+ * have millions of evidence lines, and a URI built per line was most of SARIF's cost on them.
+ */
+export function locationBuilder(): (loc: Location) => PhysicalLocation {
+  const artifacts = new Map<string, ReturnType<typeof artifactLocation>>();
+  return (loc) => {
+    let artifact = artifacts.get(loc.file);
+    if (!artifact) artifacts.set(loc.file, (artifact = artifactLocation(loc.file)));
+    return loc.line > 0 ? { artifactLocation: artifact, region: { startLine: loc.line } } : { artifactLocation: artifact };
   };
 }
 
@@ -129,19 +135,24 @@ function withinRunLimit<T extends { level: Level }>(results: T[]): { kept: T[]; 
 export const formatSarif: Formatter = (report: TraceReport) => {
   const rules: ReturnType<typeof ruleForFinding | typeof ruleFromMeta>[] = CHECKS.map((c) => ruleFromMeta(c.meta));
   const ruleIndex = new Map(rules.map((r, i) => [r.id, i] as const));
+  const physicalLocation = locationBuilder();
+  const evidenceMessage = { text: 'evidence' };
   const all = report.delegations.flatMap((d) =>
     d.findings.map((f) => {
       if (!ruleIndex.has(f.id)) ruleIndex.set(f.id, rules.push(ruleForFinding(f)) - 1);
-      const [primary, ...evidence] = evidenceFor(f, d);
-      const related = evidence.slice(0, MAX_RELATED_LOCATIONS);
+      const lines = evidenceFor(f, d);
+      const primary = lines[0] as Location | undefined;
+      // Only the kept ones are copied: an orphan's evidence is every line of its delegation.
+      const related = lines.slice(1, 1 + MAX_RELATED_LOCATIONS);
+      const moreEvidence = Math.max(0, lines.length - 1 - related.length);
       const hash = fingerprint(f, primary);
       return {
         ruleId: f.id,
         ruleIndex: ruleIndex.get(f.id),
         level: LEVEL[f.severity],
         message: { text: sarifText(f.message) },
-        ...(primary ? { locations: [physicalLocation(primary)] } : {}),
-        ...(related.length ? { relatedLocations: related.map((loc, i) => ({ id: i + 1, ...physicalLocation(loc), message: { text: 'evidence' } })) } : {}),
+        ...(primary ? { locations: [{ physicalLocation: physicalLocation(primary) }] } : {}),
+        ...(related.length ? { relatedLocations: related.map((loc, i) => ({ id: i + 1, physicalLocation: physicalLocation(loc), message: evidenceMessage })) } : {}),
         // GitHub tracks an alert by primaryLocationLineHash only; ours also works for journals outside the checkout.
         partialFingerprints: { primaryLocationLineHash: `${hash.slice(0, 16)}:1`, 'traceDelegationFinding/v1': hash },
         properties: {
@@ -149,7 +160,7 @@ export const formatSarif: Formatter = (report: TraceReport) => {
           runs: f.runs,
           symptom: f.symptom,
           check: f.check,
-          ...(evidence.length > related.length ? { omittedEvidence: evidence.length - related.length } : {}),
+          ...(moreEvidence ? { omittedEvidence: moreEvidence } : {}),
         },
       };
     }),

@@ -3,6 +3,7 @@
 import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
 import { agentLanes, byKey, lastEventSeen, roots, tree, tsNanos } from './lanes.js';
 import type { Formatter } from './types.js';
+import { wellFormed } from './well-formed.js';
 
 export interface TraceEvent {
   name: string;
@@ -30,9 +31,18 @@ interface Ctx {
   keys: Map<string, DelegationReport>;
   events: TraceEvent[];
   pids: Map<string, number>;
-  /** Where each attempt was drawn, for retry and nesting arrows. */
-  runs: Map<string, { pid: number; tid: number; ts: number; end: number }>;
+  /** Where each attempt was drawn, for retry and nesting arrows (slice: false for an instant, which no arrow binds to). */
+  runs: Map<string, Drawn & { slice: boolean }>;
+  /** Each delegation's own slice by pid: a nesting arrow's source when its parent run's cannot be. */
+  delegationSlices: Map<number, Drawn>;
   flow: number;
+}
+
+interface Drawn {
+  pid: number;
+  tid: number;
+  ts: number;
+  end: number;
 }
 
 const TID_DELEGATION = 1;
@@ -83,6 +93,8 @@ function delegationEvents(c: Ctx, d: DelegationReport, sortIndex: number): void 
   if (startNs) {
     const endNs = joinNs ?? lastNs ?? startNs;
     const ts = micros(startNs, c.origin);
+    const dur = Math.max(0, micros(endNs, c.origin) - ts);
+    c.delegationSlices.set(pid, { pid, tid: TID_DELEGATION, ts, end: ts + dur });
     c.events.push({
       name: `delegation ${d.pattern ?? '?'}`,
       cat: 'delegation',
@@ -90,11 +102,13 @@ function delegationEvents(c: Ctx, d: DelegationReport, sortIndex: number): void 
       pid,
       tid: TID_DELEGATION,
       ts,
-      dur: Math.max(0, micros(endNs, c.origin) - ts),
+      dur,
       args: { delegation_id: d.id, pattern: d.pattern, parent_run_id: d.parentRunId, aggregated_status: d.status.aggregated, total_sub_runs: d.status.totalSubRuns, succeeded: d.status.succeeded, failed: d.status.failed, sessions: d.sessions, open_ended: joinNs === null, ...(joinNs === null ? { end_source: 'last_event_seen' } : {}) },
     });
     const parent = d.parentRunId ? c.runs.get(d.parentRunId) : undefined;
-    if (parent) flow(c, 'nested', parent, { pid, tid: TID_DELEGATION, ts });
+    // From the parent run's slice if it began by then, else from the outer delegation's: an arrow never runs backwards.
+    const from = parent && ([parent.slice ? parent : undefined, c.delegationSlices.get(parent.pid)].find((x) => x && x.ts <= ts));
+    if (from) flow(c, 'nested', from, { pid, tid: TID_DELEGATION, ts });
   }
   if (joinNs) c.events.push({ name: 'join (delegation_completed)', cat: 'delegation', ph: 'i', s: 'p', pid, tid: TID_DELEGATION, ts: micros(joinNs, c.origin), args: { aggregated_status: d.status.aggregated } });
   const threads = laneThreads(d);
@@ -143,7 +157,7 @@ function attemptEvent(c: Ctx, d: DelegationReport, a: AttemptReport, pid: number
   if (startNs === null) {
     if (endNs === null) return;
     const ts = micros(endNs, c.origin);
-    c.runs.set(a.runId, { pid, tid, ts, end: ts });
+    c.runs.set(a.runId, { pid, tid, ts, end: ts, slice: false });
     c.events.push({ name: `${name} (no start journaled)`, cat: 'sub-run', ph: 'i', s: 't', pid, tid, ts, args });
     return;
   }
@@ -152,12 +166,15 @@ function attemptEvent(c: Ctx, d: DelegationReport, a: AttemptReport, pid: number
   const dur = Math.max(0, micros(end, c.origin) - ts);
   c.events.push({ name, cat: 'sub-run', ph: 'X', pid, tid, ts, dur, ...(cname ? { cname } : {}), args });
   const prev = a.retryOf ? c.runs.get(a.retryOf) : undefined;
-  if (prev) flow(c, 'retry', prev, { pid, tid, ts });
-  c.runs.set(a.runId, { pid, tid, ts, end: ts + dur });
+  // No arrow from an original drawn as an instant or started after its retry: retry_of in args still names it.
+  if (prev?.slice && prev.ts <= ts) flow(c, 'retry', prev, { pid, tid, ts });
+  c.runs.set(a.runId, { pid, tid, ts, end: ts + dur, slice: true });
 }
 
 /** An arrow from one slice to another (retry → its original, nested delegation → its sub-run). */
 function flow(c: Ctx, name: string, from: { pid: number; tid: number; ts: number }, to: { pid: number; tid: number; ts: number }): void {
+  // The viewers bind 's' to the slice enclosing it and draw from there: a start after the end is drawn wrong.
+  if (from.ts > to.ts) return;
   const id = ++c.flow;
   c.events.push({ name, cat: name, ph: 's', id, pid: from.pid, tid: from.tid, ts: from.ts }, { name, cat: name, ph: 'f', bp: 'e', id, pid: to.pid, tid: to.tid, ts: to.ts });
 }
@@ -179,7 +196,7 @@ export function chromeTrace(report: TraceReport): { traceEvents: TraceEvent[]; d
   const order: DelegationReport[] = [];
   const seen = new Set<string>();
   for (const r of [...roots(report.delegations), ...report.delegations]) for (const d of tree(r, keys, seen)) order.push(d);
-  const c: Ctx = { origin, keys, events: [], pids: new Map(order.map((d, i) => [d.key, i + 1] as const)), runs: new Map(), flow: 0 };
+  const c: Ctx = { origin, keys, events: [], pids: new Map(order.map((d, i) => [d.key, i + 1] as const)), runs: new Map(), delegationSlices: new Map(), flow: 0 };
   order.forEach((d, i) => delegationEvents(c, d, i));
   const originIso = new Date(Number(origin / 1_000_000n)).toISOString();
   return {
@@ -192,6 +209,7 @@ export function chromeTrace(report: TraceReport): { traceEvents: TraceEvent[]; d
 /** One event per line: diffable, and still a single JSON object the viewers load. */
 export const formatChromeTrace: Formatter = (report) => {
   const { traceEvents, ...rest } = chromeTrace(report);
-  const head = Object.entries(rest).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',\n');
-  return `{"traceEvents":[\n${traceEvents.map((e) => JSON.stringify(e)).join(',\n')}\n],\n${head}}\n`;
+  // Well-formed strings, as in OTLP: a lone surrogate is not UTF-8 a trace viewer can load.
+  const head = Object.entries(rest).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v, wellFormed)}`).join(',\n');
+  return `{"traceEvents":[\n${traceEvents.map((e) => JSON.stringify(e, wellFormed)).join(',\n')}\n],\n${head}}\n`;
 };

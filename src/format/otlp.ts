@@ -6,6 +6,7 @@ import type { Finding } from '../checks/types.js';
 import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
 import { byKey, FAILED_STATUSES, lastEventSeen, roots, tree, tsNanos as epochNanos } from './lanes.js';
 import type { Formatter } from './types.js';
+import { wellFormed } from './well-formed.js';
 
 /** OTLP times are fixed64: an instant before 1970 or after 2554 cannot be sent, so it counts as untimed. */
 const MAX_FIXED64 = (1n << 64n) - 1n;
@@ -247,13 +248,6 @@ export function otlpSpans(report: TraceReport, untimed: string[] = []): OtlpSpan
   }
   return spans;
 }
-
-/**
- * Protobuf strings must be valid UTF-8: a lone surrogate (a preview cut inside an emoji) makes a
- * collector refuse the whole request, so it becomes U+FFFD.
- */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const wellFormed = (_key: string, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value);
 
 export const formatOtlp: Formatter = (report) => {
   const untimed: string[] = [];

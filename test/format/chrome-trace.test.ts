@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, runBin } from '../helpers/cli.js';
+import { FIXTURES, runBin, runMain } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
 
 interface TraceEvent {
@@ -27,6 +27,28 @@ async function trace(fixture: string): Promise<{ traceEvents: TraceEvent[]; disp
 
 const threadNames = (events: TraceEvent[]) => new Map(events.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => [`${e.pid}/${e.tid}`, (e.args as { name: string }).name]));
 const slice = (events: TraceEvent[], run: string) => events.find((e) => e.ph === 'X' && e.args?.run_id === run)!;
+
+async function traceOf(input: string): Promise<TraceEvent[]> {
+  const r = await runMain(['--stdin', '--all', '--format', 'chrome-trace', '--fail-on', 'none'], { input });
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout).traceEvents;
+}
+
+/** Every arrow as [start, end]; each start sits inside a complete slice of its thread and comes no later than its end. */
+function flows(events: TraceEvent[]): [TraceEvent, TraceEvent][] {
+  const out: [TraceEvent, TraceEvent][] = [];
+  for (const s of events.filter((e) => e.ph === 's')) {
+    const f = events.find((e) => e.ph === 'f' && e.id === s.id)!;
+    expect(f, `flow ${s.id} has an end`).toBeDefined();
+    expect(s.ts!, `${s.cat} arrow ${s.id} starts after it ends`).toBeLessThanOrEqual(f.ts!);
+    const enclosing = events.some((e) => e.ph === 'X' && e.pid === s.pid && e.tid === s.tid && e.ts! <= s.ts! && s.ts! <= e.ts! + e.dur!);
+    expect(enclosing, `${s.cat} arrow ${s.id} starts on no slice`).toBe(true);
+    out.push([s, f]);
+  }
+  return out;
+}
+
+const T = (s: number) => `2026-03-01T10:00:${String(s).padStart(2, '0')}.000000000+00:00`;
 
 describe('--format chrome-trace', () => {
   it('is a Trace Event Format object: complete events in microseconds, every lane and process named', async () => {
@@ -126,5 +148,90 @@ describe('--format chrome-trace', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a nested delegation whose parent run has no start journaled gets its arrow from the outer delegation, never backwards', async () => {
+    // p1's sub_run_started was not journaled: its completion (T10) comes after the nested delegation started (T3).
+    const events = await traceOf(
+      journal(
+        ev.started(T(0), { delegation_id: 'outer', parent_run_id: 'root', pattern: 'fan_out', agent_ids: ['planner'] }),
+        ev.started(T(3), { delegation_id: 'inner', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['writer'] }),
+        ev.subStarted(T(4), { delegation_id: 'inner', sub_run_id: 'w1', parent_run_id: 'p1', agent_id: 'writer' }),
+        ev.subCompleted(T(6), { delegation_id: 'inner', sub_run_id: 'w1', agent_id: 'writer', status: 'completed', output_preview: 'written text' }),
+        ev.completed(T(7), { delegation_id: 'inner', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+        ev.subCompleted(T(10), { delegation_id: 'outer', sub_run_id: 'p1', agent_id: 'planner', status: 'completed', output_preview: 'planned all' }),
+        ev.completed(T(11), { delegation_id: 'outer', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+      ),
+    );
+    const nested = flows(events).filter(([s]) => s.cat === 'nested');
+    expect(nested).toHaveLength(1);
+    const [s, f] = nested[0];
+    const outer = events.find((e) => e.ph === 'X' && e.cat === 'delegation' && e.args?.delegation_id === 'outer')!;
+    const inner = events.find((e) => e.ph === 'X' && e.cat === 'delegation' && e.args?.delegation_id === 'inner')!;
+    expect([s.pid, s.tid, s.ts]).toEqual([outer.pid, outer.tid, outer.ts]);
+    expect([f.pid, f.tid, f.ts]).toEqual([inner.pid, inner.tid, 3_000_000]);
+  });
+
+  it('a nested delegation whose parent run has a start still gets its arrow from that run', async () => {
+    const events = await traceOf(
+      journal(
+        ev.started(T(0), { delegation_id: 'outer', parent_run_id: 'root', pattern: 'fan_out', agent_ids: ['planner'] }),
+        ev.subStarted(T(1), { delegation_id: 'outer', sub_run_id: 'p1', parent_run_id: 'root', agent_id: 'planner' }),
+        ev.started(T(3), { delegation_id: 'inner', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['writer'] }),
+        ev.subStarted(T(4), { delegation_id: 'inner', sub_run_id: 'w1', parent_run_id: 'p1', agent_id: 'writer' }),
+        ev.subCompleted(T(6), { delegation_id: 'inner', sub_run_id: 'w1', agent_id: 'writer', status: 'completed', output_preview: 'written text' }),
+        ev.completed(T(7), { delegation_id: 'inner', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+        ev.subCompleted(T(10), { delegation_id: 'outer', sub_run_id: 'p1', agent_id: 'planner', status: 'completed', output_preview: 'planned all' }),
+        ev.completed(T(11), { delegation_id: 'outer', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+      ),
+    );
+    const [[s]] = flows(events).filter(([x]) => x.cat === 'nested');
+    const p1 = slice(events, 'p1');
+    expect([s.pid, s.tid, s.ts]).toEqual([p1.pid, p1.tid, 1_000_000]);
+  });
+
+  it('draws no retry arrow from an original with no start journaled (its completion comes after the retry started)', async () => {
+    const events = await traceOf(
+      journal(
+        ev.started(T(0), { delegation_id: 'd', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['coder'] }),
+        ev.retry(T(5), { delegation_id: 'd', original_run_id: 'r1', retry_run_id: 'r2', agent_id: 'coder' }),
+        ev.subStarted(T(5), { delegation_id: 'd', sub_run_id: 'r2', parent_run_id: 'p', agent_id: 'coder', retry_of: 'r1' }),
+        ev.subCompleted(T(6), { delegation_id: 'd', sub_run_id: 'r1', agent_id: 'coder', status: 'verification_failed', output_preview: 'stub' }),
+        ev.subCompleted(T(10), { delegation_id: 'd', sub_run_id: 'r2', agent_id: 'coder', status: 'completed', output_preview: 'the real output' }),
+        ev.completed(T(11), { delegation_id: 'd', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+      ),
+    );
+    expect(slice(events, 'r2').args).toMatchObject({ retry_of: 'r1' });
+    expect(events.some((e) => e.ph === 'i' && e.args?.run_id === 'r1')).toBe(true);
+    expect(flows(events).filter(([s]) => s.cat === 'retry')).toEqual([]);
+  });
+
+  it('every arrow of the format fixtures starts on a slice, no later than it ends', async () => {
+    for (const fixture of ['nested-retry.jsonl', 'retry-and-failure.jsonl', 'join-late.jsonl', 'nested-finding-on-parent-run.jsonl']) {
+      const t = await trace(fixture);
+      flows(t.traceEvents);
+    }
+    expect(flows((await trace('nested-retry.jsonl')).traceEvents).map(([s]) => s.cat).sort()).toEqual(['nested', 'retry']);
+  });
+
+  it('replaces lone surrogates with U+FFFD, as --format otlp does, and keeps surrogate pairs', async () => {
+    const events = await traceOf(
+      journal(
+        ev.started(T(0), { delegation_id: 'sur\ud800-d', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['agent\udc00'] }),
+        ev.subStarted(T(1), { delegation_id: 'sur\ud800-d', sub_run_id: 'run\ud800', parent_run_id: 'p', agent_id: 'agent\udc00' }),
+        ev.subCompleted(T(2), { delegation_id: 'sur\ud800-d', sub_run_id: 'run\ud800', agent_id: 'agent\udc00', status: 'failed', error: 'boom \ud83d', output_preview: 'ok \ud83d\ude00' }),
+        ev.completed(T(3), { delegation_id: 'sur\ud800-d', pattern: 'fan_out', total_sub_runs: 1, succeeded: 0, failed: 1, aggregated_status: 'failed' }),
+      ),
+    );
+    const strings: string[] = [];
+    const walk = (v: unknown): void => {
+      if (typeof v === 'string') strings.push(v);
+      else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+    };
+    walk(events);
+    expect(strings.filter((x) => !x.isWellFormed())).toEqual([]);
+    const run = slice(events, 'run\ufffd');
+    expect(run.args).toMatchObject({ agent_id: 'agent\ufffd', delegation_id: 'sur\ufffd-d', error: 'boom \ufffd', output_preview: 'ok 😀' });
+    expect(run.name).toBe('agent\ufffd attempt 1');
   });
 });

@@ -140,8 +140,10 @@ function checkOtlp(out: string): void {
 }
 
 function checkChromeTrace(out: string): void {
+  // Well-formed like OTLP: a lone surrogate arrives as U+FFFD, every other character exactly.
   const found = strings(JSON.parse(out));
-  for (const s of [DA, DB, DC, 'r-a1', 'r-a2b', R_HOST, A1, A2, A3, P.ansi, P.xml, `agent execution timeout: ${P.img} ${P.mermaid}`]) expect(found.has(s), JSON.stringify(s)).toBe(true);
+  for (const s of found) expect(s, JSON.stringify(s)).not.toMatch(LONE_SURROGATE);
+  for (const s of [DA, DB, DC, 'r-a1', 'r-a2b', R_HOST, A1, A2, A3, P.ansi, P.xml, `agent execution timeout: ${P.img} ${P.mermaid}`]) expect(found.has(s.replace(LONE_SURROGATE, '\uFFFD')), JSON.stringify(s)).toBe(true);
 }
 
 function checkSarif(out: string): void {

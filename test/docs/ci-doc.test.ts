@@ -46,3 +46,23 @@ describe('docs/ci.md', () => {
     expect(DOC).toContain('[delegation <key>]');
   });
 });
+
+describe('docs/formats-visual.md', () => {
+  const NESTED = ['--sessions', 'fixtures/formats/nested-retry.jsonl', '--all', '--fail-on', 'none'];
+
+  it('chrome-trace: a finding is `finding <check id>`; one naming no run sits on the delegation thread (tid 1)', async () => {
+    const r = await runBin([...NESTED, '--format', 'chrome-trace']);
+    const findings = (JSON.parse(r.stdout) as { traceEvents: { name: string; cat?: string; tid: number; args: { runs: string[] } }[] }).traceEvents.filter((e) => e.cat === 'finding');
+    expect(findings.map((f) => f.name)).toContain('finding missing-start');
+    for (const f of findings) expect(f.name).toMatch(/^finding [a-z-]+$/);
+    for (const f of findings.filter((x) => x.args.runs.length === 0)) expect(f.tid).toBe(1);
+  });
+
+  it('otlp: attempt spans carry their delegation id and pattern too', async () => {
+    const r = await runBin([...NESTED, '--format', 'otlp']);
+    const spans = (JSON.parse(r.stdout) as { resourceSpans: { scopeSpans: { spans: { name: string; attributes: { key: string }[] }[] }[] }[] }).resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((s) => s.spans));
+    const attempts = spans.filter((s) => / attempt \d+$/.test(s.name));
+    expect(attempts.length).toBeGreaterThan(0);
+    for (const s of attempts) expect(s.attributes.map((a) => a.key)).toEqual(expect.arrayContaining(['astra.delegation.id', 'astra.delegation.pattern']));
+  });
+});

@@ -57,6 +57,7 @@ export class LinkedGroups {
     this.changed.clear();
     this.sorted = [];
     this.previews = new PreviewRegistry();
+    this.taken = true; // with nothing kept, no group is `changed`: the listing is stale all the same
     this.add(kept);
   }
 

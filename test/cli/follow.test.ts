@@ -162,6 +162,21 @@ describe('--follow', () => {
     expect(f.out().match(/Delegation Trace: d-open/g)).toHaveLength(2); // the warning, then the final report
   });
 
+  it('drops an open delegation whose journal is removed (not archived) before it goes stale: no report citing the deleted file', async () => {
+    const dir = tree();
+    const gone = path.join(dir, 's-1.jsonl');
+    writeFileSync(gone, journal(started('d-gone'), subStarted('d-gone')));
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(...whole('d-stays')));
+    const f = follow(dir, ['--stale-after', '2s', '--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    await f.waitFor(/"id":"d-stays"/);
+    unlinkSync(gone);
+    await sleep(3500); // past --stale-after: a delegation still held would be reported now
+    expect(await f.stop()).toBe(0);
+    expect(f.out()).not.toMatch(/d-gone/);
+    expect(f.err()).not.toMatch(/d-gone/);
+  });
+
   it('waits for its whole session to be quiet before the stale notice, and says it again when its session goes on and the report changes', async () => {
     const dir = tree();
     // The delegation's events in the archive; nothing after them yet: "crashed".

@@ -110,4 +110,18 @@ describe('linked groups (follow mode)', () => {
     const rest = scan.events.filter((e) => e.fileIndex !== file);
     expect(groups.delegations().map((d) => d.key)).toEqual(groupDelegations(rest).sort(delegationOrder).map((d) => d.key));
   });
+
+  it('are stale once a file that held every event is removed, so a caller listing only when stale sees none', async () => {
+    const files = await discoverJournals([path.join(FIXTURES, 'sessions')], ROOT);
+    const scan = await scanJournals(files);
+    const only = scan.events.find((e) => e.type === 'delegation_started')!.fileIndex;
+    const groups = new LinkedGroups();
+    groups.add(scan.events.filter((e) => e.fileIndex === only));
+    expect(groups.delegations().length).toBeGreaterThan(0);
+    expect(groups.stale).toBe(false);
+    groups.removeFile(only);
+    expect(groups.stale).toBe(true);
+    expect(groups.delegations()).toEqual([]);
+    expect(groups.stale).toBe(false);
+  });
 });

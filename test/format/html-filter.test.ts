@@ -94,4 +94,20 @@ describe.skipIf(!haveChromium)('html overview filter in headless Chromium', () =
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it('sorts the succeeded/failed/total column by failed sub-runs first, then by total', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`file://${file}`);
+    await page.click('th[data-sort="totals"] button');
+    expect(await page.getAttribute('th[data-sort="totals"]', 'aria-sort')).toBe('descending');
+    // Outer rows only: nested ones follow their group, whatever their own counts.
+    const cells = await page.$$eval('section.overview tbody tr', (rs) => rs.filter((r) => !r.querySelector('.indent')).map((r) => r.cells[3].textContent ?? ''));
+    const counted = cells.filter((c) => /^\d+\/\d+\/\d+$/.test(c)).map((c) => c.split('/').map(Number));
+    expect(counted.length).toBeGreaterThan(2);
+    expect(new Set(counted.map(([, failed]) => failed)).size).toBeGreaterThan(1); // the demo has both
+    const order = counted.map(([, failed, total]) => failed * 1e6 + total);
+    expect(order).toEqual([...order].sort((a, b) => b - a));
+    await context.close();
+  });
 });

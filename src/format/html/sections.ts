@@ -130,7 +130,8 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
       delegation: d.key,
       pattern: d.pattern ?? '',
       status: d.status.aggregated ?? (d.completedTs === null ? 'open' : ''),
-      totals: d.status.totalSubRuns ?? '',
+      // Failed first (what a reader of this column looks for), then the total; an unknown failed count as none.
+      totals: d.status.totalSubRuns === null ? '' : (d.status.failed ?? 0) * 1e6 + d.status.totalSubRuns,
       findings: counts.error * 1e12 + counts.warning * 1e6 + counts.info, // errors first, then warnings, then info
       started: d.startedMs ?? '',
       dur: durMs ?? '',
@@ -143,7 +144,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
   const withErrors = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error')).length;
   const withWarnings = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error' || f.severity === 'warning')).length;
   const filter = `<fieldset class="row-filter"><legend>Show</legend><label><input type="radio" name="rows" id="rows-all" checked> all (${order.length})</label> <label><input type="radio" name="rows" id="rows-warning"> with errors or warnings (${withWarnings})</label> <label><input type="radio" name="rows" id="rows-error"> with errors (${withErrors})</label></fieldset>`;
-  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric>succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric${startOrdered ? ' aria-sort="ascending"' : ''}>started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric data-first="descending" title="sorts by failed, then by total">succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric${startOrdered ? ' aria-sort="ascending"' : ''}>started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
 }
 
 export function pageHeader(report: TraceReport): string {

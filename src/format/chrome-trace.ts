@@ -83,7 +83,7 @@ function delegationEvents(c: Ctx, d: DelegationReport, sortIndex: number): void 
   const lastNs = last ? tsNanos(last.ts) : null;
   const parentNote = d.parentDelegation ? ` (nested, started by run ${d.parentRunId ?? '?'})` : '';
   c.events.push(
-    meta(pid, 0, 'process_name', { name: `delegation ${d.id} · ${d.pattern ?? '?'} · ${d.status.aggregated ?? 'not completed'}${parentNote}` }),
+    meta(pid, 0, 'process_name', { name: `delegation ${d.key} · ${d.pattern ?? '?'} · ${d.status.aggregated ?? 'not completed'}${parentNote}` }),
     meta(pid, 0, 'process_sort_index', { sort_index: sortIndex }),
     meta(pid, TID_DELEGATION, 'thread_name', { name: 'delegation' }),
     meta(pid, TID_DELEGATION, 'thread_sort_index', { sort_index: 0 }),

@@ -62,5 +62,5 @@ export function delegationGantt(d: DelegationReport): string | null {
     if (bars.length) lines.push(`    section ${agent}`, ...bars);
   }
   if (!lines.length) return null;
-  return ['gantt', `    title ${mermaidText(`${d.pattern ?? 'delegation'} ${d.id}`, 80)}`, '    dateFormat x', '    axisFormat %H:%M:%S', ...lines].join('\n');
+  return ['gantt', `    title ${mermaidText(`${d.pattern ?? 'delegation'} ${d.key}`, 80)}`, '    dateFormat x', '    axisFormat %H:%M:%S', ...lines].join('\n');
 }

@@ -53,6 +53,16 @@ describe('a reused id beside ids of the reuse-key shape (fixtures/formats/reuse-
     ]);
   });
 
+  it('chrome-trace process names and markdown chart titles tell the uses apart by their keys', async () => {
+    const trace = JSON.parse((await runOn(['--all', '--format', 'chrome-trace'])).stdout) as { traceEvents: { name: string; args?: { name?: string } }[] };
+    const names = trace.traceEvents.filter((e) => e.name === 'process_name').map((e) => e.args!.name!.split(' · ')[0]);
+    expect(names).toEqual(['delegation build', 'delegation build#2', 'delegation build#3', 'delegation build#4', 'delegation build#5']);
+    const md = (await runOn(['--all', '--format', 'markdown'])).stdout;
+    const titles = md.match(/^ {4}title .*$/gm)!;
+    expect(titles).toHaveLength(5);
+    expect(new Set(titles).size).toBe(5); // Mermaid drops the `#`, not the number
+  });
+
   it('a key names one block: build#2 is the delegation of that id, build#3 the second use of build', async () => {
     const own = (await runOn(['build#2'])).stdout;
     expect(own.match(/^(Delegation Trace|Parent run): .*$/gm)).toEqual(['Delegation Trace: build#2', 'Parent run: run-p3']);

@@ -35,7 +35,7 @@ function section(m: CheckMeta): string {
     '',
     `Default severity: **${m.defaultSeverity}** · failure classification: *${m.symptom}* (check ${SYMPTOM_CHECKS[m.symptom]})`,
     '',
-    ...(m.symptomByCause ? [`By the cause the message names: ${Object.entries(m.symptomByCause).map(([cause, sym]) => `${cause} → *${sym}*`).join('; ')}; any other cause → *${m.symptom}*.`, ''] : []),
+    ...(m.symptomByCause ? [`By the cause the message names: ${Object.entries(m.symptomByCause).map(([cause, sym]) => `${cause} → *${sym}*`).join('; ')}; any other cause → *${m.symptom}*.${m.symptomException ? ` ${m.symptomException}` : ''}`, ''] : []),
     `**What it means.** ${m.description}`,
     '',
     `**Why it matters.** ${m.docs.why}`,

@@ -56,6 +56,8 @@ export interface CheckMeta {
   symptom: Symptom;
   /** The classification of a finding whose message names this cause, where it differs from `symptom`. */
   symptomByCause?: Readonly<Record<string, Symptom>>;
+  /** An exception to symptomByCause the check makes from the delegation itself, for the docs. */
+  symptomException?: string;
   docs: CheckDocs;
 }
 

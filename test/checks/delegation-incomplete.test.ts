@@ -76,7 +76,13 @@ testCheck('delegation-incomplete', {
     {
       // Err after a start failure: the started children were settled as cancelled.
       fixture: 'missing-start/trap-no-completion.jsonl',
-      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', evidenceLines: ['trap-no-completion.jsonl:4', 'trap-no-completion.jsonl:13'] }],
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', evidenceLines: ['trap-no-completion.jsonl:4', 'trap-no-completion.jsonl:13'], symptom: 'No child runs' }],
+    },
+    {
+      // Every agent's child started, then all were cancelled and the engine returned Err: the
+      // cancellation path is where to look, not a child that never ran.
+      fixture: 'trigger-engine-error-all-cancelled.jsonl',
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', evidenceLines: ['trigger-engine-error-all-cancelled.jsonl:4', 'trigger-engine-error-all-cancelled.jsonl:15'], symptom: 'Cancellation leak' }],
     },
   ],
   valid: [

@@ -1,3 +1,4 @@
+import { finalStatus } from '../../model/delegation.js';
 import { loc, openDelegationCause } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
@@ -17,6 +18,7 @@ export const delegationIncomplete: Check = {
       // delegation itself had passed validation, since delegation_started is written after it.
       'engine error': 'No child runs',
     },
+    symptomException: 'An engine error after every expected agent\'s sub-run started and was cancelled → *Cancellation leak*.',
     docs: {
       why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
       example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',
@@ -29,6 +31,11 @@ export const delegationIncomplete: Check = {
     const why = openDelegationCause(d, files, options.nowMs, options.staleAfterMs);
     const start = loc(d.started);
     const evidence = [start, ...why.evidence.filter((l) => l.file !== start.file || l.line !== start.line)];
-    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()], symptom: delegationIncomplete.meta.symptomByCause?.[why.cause] } satisfies Report];
+    // An engine error after every expected agent's child started and was cancelled is the
+    // cancellation path's; with an agent that never started, it stays a child that never ran.
+    const started = new Set(d.children.filter((c) => c.final.starts.length > 0).map((c) => c.final.agentId));
+    const allCancelled = d.children.length > 0 && d.started.agentIds.every((a) => started.has(a)) && d.children.every((c) => c.final.starts.length > 0 && finalStatus(c.final) === 'cancelled');
+    const symptom = why.cause === 'engine error' && allCancelled ? 'Cancellation leak' : delegationIncomplete.meta.symptomByCause?.[why.cause];
+    return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()], symptom } satisfies Report];
   },
 };

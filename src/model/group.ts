@@ -1,5 +1,5 @@
 import { compareInstants } from '../journal/time.js';
-import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, Instant, JournalEvent, SyncMarkerEvent } from '../journal/types.js';
+import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, Instant, JournalEvent, SubRunCompletedEvent, SyncMarkerEvent } from '../journal/types.js';
 import { startInstant, type Child, type Delegation, type SubRun } from './delegation.js';
 
 /**
@@ -121,7 +121,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
         : resubmitted
           ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it ended without a delegation_completed, none of its sub-runs still running; each event was attached to the start before it.`
-          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
+          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose outputs its aggregate holds or whose settled runs its totals count.`;
       // Each delegation keeps the first such note: the ones after the first got theirs when they
       // were added (as d), so only the first one of the list and d can lack it.
       if (list.length === 1 && !list[0].notes.some((n) => n.startsWith('delegation id reused'))) list[0].notes.push(note);
@@ -415,23 +415,44 @@ function bestJoinMatch(open: readonly Delegation[], e: DelegationCompletedEvent)
   let best: Delegation | null = null;
   let bestScore = -1;
   for (const d of open) {
-    const started = new Set<string>();
-    const settled = new Set<string>();
-    let joined = false;
-    for (const x of d.events) {
-      if (x.type === 'delegation_sub_run_started') started.add(x.subRunId);
-      else if (x.type === 'delegation_sub_run_completed') {
-        settled.add(x.subRunId);
-        if (x.outputPreview && segments.has(x.outputPreview.trim())) joined = true;
-      }
-    }
-    const score = (joined ? 2 : 0) + (started.size > 0 && [...started].every((r) => settled.has(r)) ? 1 : 0);
+    const score = joinMatchScore(d.events, e, segments);
     if (score > bestScore || (score === bestScore && best && compareInstants(d.started!.time!, best.started!.time!) >= 0)) {
       best = d;
       bestScore = score;
     }
   }
   return best;
+}
+
+/**
+ * How well a join fits an open use of its id, strongest evidence first: its aggregate is made of
+ * this use's outputs (8), its totals are this use's settled runs (4), one output is in it (2),
+ * every started run has settled (1). Ties go to the later start (bestJoinMatch).
+ */
+export function joinMatchScore(events: readonly JournalEvent[], e: DelegationCompletedEvent, segments: ReadonlySet<string>): number {
+  const started = new Set<string>();
+  const replaced = new Set<string>(); // originals a retry took over: the totals count the retry
+  const last = new Map<string, SubRunCompletedEvent>();
+  for (const x of events) {
+    if (x.type === 'delegation_sub_run_started') {
+      started.add(x.subRunId);
+      if (x.retryOf) replaced.add(x.retryOf);
+    } else if (x.type === 'delegation_retry' && x.originalRunId) replaced.add(x.originalRunId);
+    else if (x.type === 'delegation_sub_run_completed') last.set(x.subRunId, x);
+  }
+  const outputs = new Set<string>();
+  let succeeded = 0;
+  let failed = 0;
+  for (const [run, c] of last) {
+    if (c.outputPreview) outputs.add(c.outputPreview.trim());
+    if (replaced.has(run)) continue;
+    if (c.status === 'completed' && c.error === null) succeeded++;
+    else failed++;
+  }
+  let joined = 0;
+  for (const s of segments) if (outputs.has(s)) joined++;
+  const totals = e.succeeded !== null && e.failed !== null && last.size > 0 && e.succeeded === succeeded && e.failed === failed;
+  return (segments.size > 0 && joined === segments.size ? 8 : 0) + (totals ? 4 : 0) + (joined > 0 ? 2 : 0) + (started.size > 0 && [...started].every((r) => last.has(r)) ? 1 : 0);
 }
 
 /**

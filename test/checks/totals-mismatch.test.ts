@@ -70,6 +70,11 @@ testCheck('totals-mismatch', {
     },
   ],
   valid: [
+    // One id started by two parent runs a second apart, both completions after every run settled:
+    // each join goes to the use whose outputs make its aggregate (not to the later start) …
+    'trap-reused-id-join-by-aggregate.jsonl',
+    // … or, with no aggregate (sequential), to the use whose settled runs its totals count.
+    'trap-reused-id-join-by-totals.jsonl',
     // A child whose completion is written just after the join (1 µs, 0.4 ms) or whose output is in
     // the aggregate was counted by the join: its totals are right (journal-format.md §8.1).
     '../join/late-result-inverted.jsonl',

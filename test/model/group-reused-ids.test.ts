@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { compareInstants } from '../../src/journal/time.js';
 import type { DelegationCompletedEvent, DelegationEvent, JournalEvent } from '../../src/journal/types.js';
 import type { Delegation } from '../../src/model/delegation.js';
-import { groupDelegations, sortEvents } from '../../src/model/group.js';
+import { groupDelegations, joinMatchScore, sortEvents } from '../../src/model/group.js';
 import { eventsOf } from '../helpers/events.js';
 import { ev, line } from '../helpers/journal.js';
 
@@ -66,7 +66,7 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
         : resubmitted
           ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it ended without a delegation_completed, none of its sub-runs still running; each event was attached to the start before it.`
-          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose output its aggregate holds.`;
+          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose outputs its aggregate holds or whose settled runs its totals count.`;
       for (const other of [...list, d]) if (!other.notes.some((n) => n.startsWith('delegation id reused'))) other.notes.push(note);
     }
     list.push(d);
@@ -98,17 +98,7 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
     let best: Assigned | null = null;
     let bestScore = -1;
     for (const d of open) {
-      const started = new Set<string>();
-      const settled = new Set<string>();
-      let joined = false;
-      for (const x of d.events) {
-        if (x.type === 'delegation_sub_run_started') started.add(x.subRunId);
-        else if (x.type === 'delegation_sub_run_completed') {
-          settled.add(x.subRunId);
-          if (x.outputPreview && segments.has(x.outputPreview.trim())) joined = true;
-        }
-      }
-      const score = (joined ? 2 : 0) + (started.size > 0 && [...started].every((r) => settled.has(r)) ? 1 : 0);
+      const score = joinMatchScore(d.events, e, segments); // the score is shared: this reference is about the indexes
       if (score > bestScore || (score === bestScore && best && compareInstants(d.started!.time!, best.started!.time!) >= 0)) {
         best = d;
         bestScore = score;

@@ -75,6 +75,9 @@ testCheck('totals-mismatch', {
     'trap-reused-id-join-by-aggregate.jsonl',
     // … or, with no aggregate (sequential), to the use whose settled runs its totals count.
     'trap-reused-id-join-by-totals.jsonl',
+    // A success journaled 0.4 ms after a join that did not count it (1 succeeded, its output not in
+    // the aggregate): within the window either reading holds, and this one fits the totals.
+    'trap-success-just-after-join-not-counted.jsonl',
     // A child whose completion is written just after the join (1 µs, 0.4 ms) or whose output is in
     // the aggregate was counted by the join: its totals are right (journal-format.md §8.1).
     '../join/late-result-inverted.jsonl',

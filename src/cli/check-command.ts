@@ -1,12 +1,13 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, fstatSync, ftruncateSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { analyze } from '../analyze.js';
 import type { Finding } from '../checks/types.js';
-import { discoverCases, type CheckCase } from '../expectations/cases.js';
+import { discoverCases, fileKind, notAFileError, type CheckCase, type UnreadableFolder } from '../expectations/cases.js';
 import { compareFindings, type Problem } from '../expectations/compare.js';
 import { expectationsFor, parseExpectations, serializeExpectations, type Expectation, type Pins } from '../expectations/file.js';
 import { InputError } from '../journal/discover.js';
+import { describeError, OPEN_FLAGS } from '../journal/scan-file.js';
 import { paint, safeTerminalText as safe } from '../format/terminal.js';
 import { addAnalysisOptions, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, isCI, UsageError, type CliIO } from './io.js';
@@ -32,22 +33,99 @@ export function addCheckOptions(cmd: Command): Command {
 
 /** The expectations beside a case; null when there is none yet. */
 function readExpectations(c: CheckCase, update: boolean): Expectation[] | null {
+  const name = `${c.display}.expected.json`;
   let text: string;
+  let fd: number;
   try {
-    text = readFileSync(c.expectedFile, 'utf8');
+    // Non-blocking: a FIFO there would otherwise wait for a writer forever.
+    fd = openSync(c.expectedFile, OPEN_FLAGS);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot read ${c.display}.expected.json: ${(err as Error).message}`);
+    const st = statOrNull(c.expectedFile);
+    if (st && !st.isFile()) throw notAFileError(name, st);
+    throw new InputError(`the expectations file ${name} cannot be read (${describeError(err)})`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notAFileError(name, st);
+    text = readFileSync(fd, 'utf8');
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(`the expectations file ${name} cannot be read (${describeError(err)})`);
+  } finally {
+    closeSync(fd);
   }
   // An empty file holds nothing anyone wrote: --update records the findings in it.
   if (update && text.trim() === '') return null;
   try {
-    return parseExpectations(text, `${c.display}.expected.json`);
+    return parseExpectations(text, name);
   } catch (err) {
     // Rewriting it would lose what a person wrote there (an absence check, a note) without a word.
     if (update && err instanceof InputError) throw new InputError(`${err.message}; --update does not overwrite a file it cannot read: fix it, or delete it to record the current findings`);
     throw err;
   }
+}
+
+function statOrNull(p: string) {
+  try {
+    return statSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** Writes an expectations file; why not, in words, when it cannot (never waits on a FIFO, never writes into a folder). */
+function writeExpectations(file: string, text: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, fsConstants.O_WRONLY | fsConstants.O_CREAT | (fsConstants.O_NONBLOCK ?? 0), 0o666);
+  } catch (err) {
+    const st = statOrNull(file);
+    return st && !st.isFile() ? `it is ${fileKind(st)}, not a regular file` : describeError(err);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return `it is ${fileKind(st)}, not a regular file`;
+    ftruncateSync(fd);
+    writeFileSync(fd, text);
+    return null;
+  } catch (err) {
+    return describeError(err);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Why a case cannot be checked before it is analyzed (a journal or folder it cannot read, a
+ * journal that is no file), or null: analyzing it would stop the run at it.
+ */
+function unreadableCase(c: CheckCase): string | null {
+  for (const p of c.sessions) {
+    const st = statOrNull(p);
+    const subject = p !== c.target ? path.basename(p) : st?.isDirectory() ? 'the folder' : 'the journal';
+    if (st?.isDirectory()) {
+      try {
+        accessSync(p, fsConstants.R_OK | fsConstants.X_OK);
+      } catch (err) {
+        return `${subject} cannot be read (${describeError(err)})`;
+      }
+      continue;
+    }
+    let fd: number;
+    try {
+      fd = openSync(p, OPEN_FLAGS);
+    } catch (err) {
+      return st && !st.isFile() ? `${subject} is ${fileKind(st)}, not a regular file` : `${subject} cannot be read (${describeError(err)})`;
+    }
+    try {
+      const opened = fstatSync(fd);
+      if (!opened.isFile()) return `${subject} is ${fileKind(opened)}, not a regular file`;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return null;
 }
 
 /** `--pin runs,evidence` */
@@ -134,7 +212,10 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
   // `check "$DIR"` with DIR unset must not check (or --update) the working folder instead.
   if (paths.some((p) => p.trim() === '')) throw new UsageError('a path is empty (an unset variable?): name fixture folders, journals or expectations files, or . for the working folder');
   const pins = parsePins(flags.pin, !!flags.update);
-  const cases = discoverCases(paths, cwd, !!flags.update);
+  const folders: UnreadableFolder[] = [];
+  const cases = discoverCases(paths, cwd, !!flags.update, folders);
+  // Folders no case of this run reads: their line says what was not run.
+  const loose = folders.filter((f) => !cases.some((c) => c.target === f.readBy));
   const { options } = resolveSettings(flags, io);
   const ruleFlags = new Set((flags.rule ?? []).map((r) => r.split('=')[0]));
   const off = (id: string) => (options.rules?.[id] !== 'off' ? undefined : ruleFlags.has(id) ? `--rule ${id}=off` : `"${id}": "off" in ${flags.config ?? 'trace-delegation.config.json'}`);
@@ -148,8 +229,37 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
   let passed = 0;
   let failed = 0;
   let written = 0;
+  // Cases that could not be checked (unreadable, unwritable): failed, and the run exits 2, as --update cannot fix them.
+  let broken = 0;
+  const notChecked = (c: CheckCase, why: string) => {
+    out(`${paint(color, 'red', 'FAIL')} ${safe(c.display)}: ${safe(why)}`);
+    failed++;
+    broken++;
+  };
   for (const { c, expected } of loaded) {
-    const { report } = await analyze({ ...options, sessions: c.sessions, all: true });
+    const hidden = folders.find((f) => f.readBy === c.target);
+    const unreadable = unreadableCase(c) ?? (hidden && `the folder ${hidden.display} cannot be read (${hidden.reason})`);
+    if (unreadable) {
+      notChecked(c, `${unreadable}, so the case was not checked`);
+      continue;
+    }
+    let analysis: Awaited<ReturnType<typeof analyze>>;
+    try {
+      analysis = await analyze({ ...options, sessions: c.sessions, all: true });
+    } catch (err) {
+      // Changed since it was looked at: this case is not checked, the others are.
+      if (!(err instanceof InputError)) throw err;
+      notChecked(c, `${err.message}, so the case was not checked`);
+      continue;
+    }
+    const { report, scan } = analysis;
+    // Findings of a partly read case are not its findings: neither compared nor recorded.
+    const unread = scan.files.filter((f) => f.error !== null);
+    if (unread.length) {
+      const more = unread.length > 1 ? ` (and ${unread.length - 1} more ${unread.length === 2 ? 'journal' : 'journals'})` : '';
+      notChecked(c, `${unread[0].file} cannot be read (${unread[0].error})${more}, so the case was not checked`);
+      continue;
+    }
     const findings = report.delegations.flatMap((d) => d.findings);
     const evidenceOf = caseEvidence(c, cwd);
     const problems = expected ? compareFindings(expected, findings, !!flags.subset, evidenceOf) : null;
@@ -159,10 +269,10 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
       // A file that pins runs or evidence keeps pinning them.
       const keep = { runs: pins.runs || !!expected?.some((e) => e.runs), evidence: pins.evidence || !!expected?.some((e) => e.evidence) };
       const next = expectationsFor(findings, keep, evidenceOf);
-      try {
-        writeFileSync(c.expectedFile, serializeExpectations(next));
-      } catch (err) {
-        throw new UsageError(`cannot write ${c.display}.expected.json: ${(err as Error).message}`);
+      const why = writeExpectations(c.expectedFile, serializeExpectations(next));
+      if (why) {
+        notChecked(c, `cannot write ${c.display}.expected.json (${why}), so its findings were not recorded`);
+        continue;
       }
       out(`${paint(color, 'yellow', expected ? 'UPDATED' : 'CREATED')} ${safe(c.display)}.expected.json (${next.length} ${next.length === 1 ? 'expectation' : 'expectations'})`);
       written++;
@@ -177,8 +287,11 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
       failed++;
     }
   }
+  // The cases in a folder that could not be listed were not found, so not run.
+  for (const f of loose) out(`${paint(color, 'red', 'SKIPPED')} ${safe(f.display)}: the folder cannot be read (${f.reason}), so any case in it was not run`);
   if (written) out(`${written} expectations ${written === 1 ? 'file' : 'files'} written`);
-  if (failed && !flags.update) out(`Accept the current findings with: ${updateCommand(paths, flags)}`);
+  // --update records findings; it cannot make a journal or folder readable.
+  if (failed > broken && !flags.update) out(`Accept the current findings with: ${updateCommand(paths, flags)}`);
   out(`${passed} passed, ${failed} failed`);
-  return failed ? EXIT.findings : EXIT.ok;
+  return broken || loose.length ? EXIT.usage : failed ? EXIT.findings : EXIT.ok;
 }

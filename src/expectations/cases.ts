@@ -1,6 +1,7 @@
 import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../journal/discover.js';
+import { describeError } from '../journal/scan-file.js';
 
 export const EXPECTED_SUFFIX = '.expected.json';
 
@@ -47,12 +48,37 @@ function readsFolder(root: string, dir: string): boolean {
   return rel.length === 4 && rel[0] === 'v1' && rel[1] === 'users' && rel[3] === 'sessions';
 }
 
-/** What a folder search finds besides its cases: journals no case covers, and expectations files whose journal is gone. */
+/** A folder the search could not list: the cases in it, if any, were not found. */
+export interface UnreadableFolder {
+  /** As cases are named: relative to the working directory when inside it. */
+  display: string;
+  /** Why, in words (`permission denied`). */
+  reason: string;
+  /** The target of the session-folder case that reads its journals, if one does: that case is not checked either. */
+  readBy?: string;
+}
+
+/** What a folder search finds besides its cases: journals no case covers, expectations files whose journal is gone, folders it could not list. */
 interface Strays {
   /** Journal files with no expectations file beside them, outside every session-folder case. */
   uncovered: string[];
   /** `X.expected.json` files with no X beside them. */
   orphans: string[];
+  unreadable: UnreadableFolder[];
+}
+
+/** What a path that is not a regular file is, in words. */
+export function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/** The error for an `X.expected.json` that exists but is no file: --update cannot write over it either. */
+export function notAFileError(name: string, st: Stats): InputError {
+  return new InputError(`${name} is ${fileKind(st)}, not a regular file, so it cannot hold expectations; move it away (check --update then records the current findings)`);
 }
 
 /**
@@ -75,7 +101,10 @@ function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, 
   try {
     entries = readdirSync(dir).sort();
   } catch (err) {
-    throw new InputError(`cannot read folder ${display(dir, cwd)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    // Noted, not thrown: the other folders' cases still run. A case folder says so as its own case.
+    const readBy = caseRoots.find((root) => readsFolder(root, dir));
+    if (readBy !== dir) strays.unreadable.push({ display: display(dir, cwd), reason: describeError(err), ...(readBy !== undefined && { readBy }) });
+    return;
   }
   const names = new Set(entries);
   const folderRead = caseRoots.some((root) => readsFolder(root, dir));
@@ -94,7 +123,12 @@ function casesUnder(dir: string, cwd: string, out: CheckCase[], strays: Strays, 
       casesUnder(full, cwd, out, strays, hasExpectations ? [...caseRoots, full] : caseRoots, searched);
       continue;
     }
-    if (!st.isFile() || !isJournalName(name)) continue;
+    if (!isJournalName(name)) continue;
+    // A FIFO or socket named as a journal, with expectations: its case says it is no file, rather than vanish.
+    if (!st.isFile()) {
+      if (hasExpectations) out.push(toCase(full, cwd));
+      continue;
+    }
     const partner = path.basename(partnerPath(full));
     if (hasExpectations) {
       // One case a session: a partner with expectations of its own is left to its case.
@@ -138,29 +172,39 @@ function named(paths: string[], cwd: string): string {
  * `allowNew` (--update), a journal file without expectations, or a folder that holds no case, is
  * a case to create.
  */
-export function discoverCases(args: string[], cwd: string, allowNew = false): CheckCase[] {
+export function discoverCases(args: string[], cwd: string, allowNew = false, unreadable: UnreadableFolder[] = []): CheckCase[] {
   const found = new Map<string, CheckCase>();
   for (const arg of args) {
     let abs = path.resolve(cwd, arg);
-    if (abs.endsWith(EXPECTED_SUFFIX) && statOrNull(abs)?.isFile()) {
-      abs = abs.slice(0, -EXPECTED_SUFFIX.length);
-      if (!statOrNull(abs)) throw new InputError(`${arg} has no journal or folder ${path.basename(abs)} beside it: restore it, or delete the expectations file`);
+    if (abs.endsWith(EXPECTED_SUFFIX)) {
+      const own = statOrNull(abs);
+      if (own && !own.isFile()) throw notAFileError(arg, own);
+      if (own) {
+        abs = abs.slice(0, -EXPECTED_SUFFIX.length);
+        if (!statOrNull(abs)) throw new InputError(`${arg} has no journal or folder ${path.basename(abs)} beside it: restore it, or delete the expectations file`);
+      }
     }
     const st = statOrNull(abs);
     if (!st) throw new InputError(`${arg} does not exist`);
-    const hasExpectations = !!statOrNull(abs + EXPECTED_SUFFIX)?.isFile();
+    const beside = statOrNull(abs + EXPECTED_SUFFIX);
+    // "No expectations file" would advise an --update that cannot write there.
+    if (beside && !beside.isFile()) throw notAFileError(display(abs + EXPECTED_SUFFIX, cwd), beside);
+    const hasExpectations = !!beside;
     if (st.isDirectory()) {
       const under: CheckCase[] = hasExpectations ? [toCase(abs, cwd)] : [];
-      const strays: Strays = { uncovered: [], orphans: [] };
+      const strays: Strays = { uncovered: [], orphans: [], unreadable: [] };
       casesUnder(abs, cwd, under, strays, [...enclosingCases(abs), ...(hasExpectations ? [abs] : [])]);
       // Under --update, a folder holding no case that reads every journal left (its own, its
       // owners') is itself a new session-folder case; otherwise each journal no case covers is a
       // new case. Without --update, both mean the suite lost coverage.
-      if (allowNew && !under.length && strays.uncovered.every((j) => readsFolder(abs, path.dirname(j)))) under.push(toCase(abs, cwd));
+      // A folder not listed may hold cases: it is not recorded as one empty case.
+      const blind = strays.unreadable.length > 0;
+      unreadable.push(...strays.unreadable);
+      if (allowNew && !under.length && !(blind && !strays.uncovered.length) && strays.uncovered.every((j) => readsFolder(abs, path.dirname(j)))) under.push(toCase(abs, cwd));
       else if (allowNew) for (const j of strays.uncovered) under.push(toCase(j, cwd));
       // An orphaned expectations file first: --update (the other hint) would refuse it too.
       if (strays.orphans.length) throw new InputError(`${plural(strays.orphans.length, 'expectations file has', 'expectations files have')} no journal or folder beside ${strays.orphans.length === 1 ? 'it' : 'them'} under ${arg}: ${named(strays.orphans, cwd)}; restore the journal, or delete the expectations file`);
-      if (!under.length && !strays.uncovered.length) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
+      if (!under.length && !strays.uncovered.length && !blind) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
       if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}${otherFormatNote(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
       for (const c of under) found.set(c.target, c);
     } else if (hasExpectations || (allowNew && isJournalName(abs))) {

@@ -7,6 +7,9 @@ const RULE_LEVELS: readonly string[] = ['off', ...SEVERITIES];
 const COUNT_OPTIONS = ['maxFanout', 'maxTree', 'maxAttempts'] as const;
 const DURATION_OPTIONS = ['staleAfterMs', 'clockSkewMs'] as const;
 
+/** A value as the caller wrote it: JSON.stringify shows Infinity and NaN as null. */
+const shown = (v: unknown): string => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v));
+
 /**
  * The library's callers get the refusals the CLI gives for the same settings: a misspelled
  * rule id or level, a count or duration that is not one, or an empty list of roots would
@@ -26,12 +29,12 @@ export function validateAnalyzeOptions(options: AnalyzeOptions): void {
   const co = options.checkOptions ?? {};
   for (const k of COUNT_OPTIONS) {
     const v = co[k];
-    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) throw new InputError(`checkOptions.${k} must be a positive integer, not ${JSON.stringify(v)}`);
+    if (v !== undefined && !(Number.isInteger(v) && v >= 1)) throw new InputError(`checkOptions.${k} must be a positive integer, not ${shown(v)}`);
   }
   for (const k of DURATION_OPTIONS) {
     const v = co[k];
-    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new InputError(`checkOptions.${k} must be a duration in milliseconds (0 or more), not ${JSON.stringify(v)}`);
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new InputError(`checkOptions.${k} must be a duration in milliseconds (0 or more), not ${shown(v)}`);
   }
-  if (co.nowMs !== undefined && !(typeof co.nowMs === 'number' && Number.isFinite(co.nowMs))) throw new InputError(`checkOptions.nowMs must be epoch milliseconds, not ${JSON.stringify(co.nowMs)}`);
-  if (options.jobs !== undefined && !(Number.isInteger(options.jobs) && options.jobs >= 1 && options.jobs <= 64)) throw new InputError(`jobs must be an integer from 1 to 64, not ${JSON.stringify(options.jobs)}`);
+  if (co.nowMs !== undefined && !(typeof co.nowMs === 'number' && Number.isFinite(co.nowMs))) throw new InputError(`checkOptions.nowMs must be epoch milliseconds, not ${shown(co.nowMs)}`);
+  if (options.jobs !== undefined && !(Number.isInteger(options.jobs) && options.jobs >= 1 && options.jobs <= 64)) throw new InputError(`jobs must be an integer from 1 to 64, not ${shown(options.jobs)}`);
 }

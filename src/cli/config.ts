@@ -73,6 +73,8 @@ export function validateConfig(raw: unknown, name: string): Settings {
     if (c[key] === undefined) continue;
     const ms = durationValueMs(c[key]);
     if (ms === null) throw fail(`"${key}" must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds`);
+    // 1e306 seconds is a finite number but no finite number of milliseconds.
+    if (!Number.isFinite(ms)) throw fail(`"${key}" must be a duration such as 500ms, 30s, 10m, 2h, 1m30s or plain seconds, not ${String(c[key])} (too large)`);
     settings.checkOptions[opt] = ms;
   }
   if (c.failOn !== undefined) {

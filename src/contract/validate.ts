@@ -255,7 +255,8 @@ function checkInputReferences(subtasks: LooseSubtask[], byId: Map<string, LooseS
 export function subtaskTimeoutMs(constraints: unknown): number | null | 'invalid' {
   if (!isObj(constraints) || constraints.timeout === undefined || constraints.timeout === null) return null;
   const ms = durationValueMs(constraints.timeout);
-  if (ms === null) return 'invalid';
+  // 1e306 seconds is finite, its milliseconds are not: no limit anyone meant.
+  if (ms === null || !Number.isFinite(ms)) return 'invalid';
   return ms === 0 ? null : ms;
 }
 
@@ -263,7 +264,8 @@ function checkTimeouts(subtasks: LooseSubtask[], add: Add): void {
   for (const s of subtasks) {
     if (subtaskTimeoutMs(s.contract?.constraints) !== 'invalid') continue;
     const raw = (s.contract!.constraints as Obj).timeout;
-    add('plan-bad-timeout', 'error', ['subtasks', s.index, 'contract', 'constraints', 'timeout'], `subtasks[${s.index}].contract.constraints.timeout must be a duration such as 30s, 5m or 1m30s, not ${typeof raw === 'string' ? q(raw) : JSON.stringify(raw)}${s.id ? ` (subtask ${q(s.id)})` : ''}`);
+    // String(): JSON.stringify shows 1e400 (Infinity) as null; a number 0 or more is refused only when its ms overflow.
+    add('plan-bad-timeout', 'error', ['subtasks', s.index, 'contract', 'constraints', 'timeout'], `subtasks[${s.index}].contract.constraints.timeout must be a duration such as 30s, 5m or 1m30s, not ${typeof raw === 'string' ? q(raw) : typeof raw === 'number' ? `${String(raw)}${raw >= 0 ? ' (too large)' : ''}` : JSON.stringify(raw)}${s.id ? ` (subtask ${q(s.id)})` : ''}`);
   }
 }
 

@@ -28,7 +28,7 @@ describe('library', () => {
       [{ sessions, all: true, rules: { 'failed-in-aggregat': 'off' } }, 'rules: "failed-in-aggregat" is not a check id (see `trace-delegation rules`)'],
       [{ sessions, all: true, rules: { 'late-result': 'warn' as 'warning' } }, 'rules.late-result must be off, info, warning or error, not "warn"'],
       [{ sessions, all: true, checkOptions: { maxFanout: -1 } }, 'checkOptions.maxFanout must be a positive integer, not -1'],
-      [{ sessions, all: true, checkOptions: { staleAfterMs: Number.NaN } }, 'checkOptions.staleAfterMs must be a duration in milliseconds (0 or more), not null'],
+      [{ sessions, all: true, checkOptions: { staleAfterMs: Number.NaN } }, 'checkOptions.staleAfterMs must be a duration in milliseconds (0 or more), not NaN'],
       [{ sessions, all: true, jobs: 0 }, 'jobs must be an integer from 1 to 64, not 0'],
       // A blank target (an unset variable) is not `last`: the newest delegation would be reported instead.
       [{ sessions, target: '' }, 'the target is empty (an unset variable?): name a delegation id, prefix, parent run or session, or last for the newest'],

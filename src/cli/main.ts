@@ -35,7 +35,8 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     .version(VERSION, '-V, --version')
     .exitOverride()
     // commander's own errors read like ours: "trace-delegation: unknown option '--bogus'".
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: (s, write) => write(`trace-delegation: ${s.replace(/^error: /, '')}`) })
+    // Its "(Did you mean --all?)" line is folded into the sentence, as `chek` gets (usage errors are one line).
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s), outputError: (s, write) => write(`trace-delegation: ${oneSentence(s)}`) })
     .showSuggestionAfterError(true)
     // Subcommands repeat the scan options; without this the program would take `list --sessions x`.
     .enablePositionalOptions()
@@ -77,6 +78,12 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     });
 
   addContractCommand(program, io, result);
+  // Commander answers a group without its subcommand (`contract`) with the whole help on stderr.
+  program.on('beforeAllHelp', ({ error, command }: { error: boolean; command: Command }) => {
+    if (!error || !command.commands.length) return;
+    const name = command.name();
+    throw new UsageError(`${name} needs a subcommand: ${command.commands.map((c) => c.name()).join(', ')} (trace-delegation help ${name})`);
+  });
 
   program
     .command('rules')
@@ -90,6 +97,11 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
     });
 
   return program;
+}
+
+/** Commander's error text as one line: `unknown option '--al'; did you mean --all?`. */
+function oneSentence(s: string): string {
+  return s.replace(/^error: /, '').replace(/\n\(Did you mean (.+)\?\)\n?$/, '; did you mean $1?\n');
 }
 
 /** The first two words that are not options or option values, as the root command reads them (before `--`). */

@@ -67,6 +67,17 @@ function duration(name: string, v: string): number {
 }
 
 
+/** setTimeout's largest delay: a longer one fires after 1 ms, with a TimeoutOverflowWarning. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** TRACE_DELEGATION_POLL_MS for --follow: whole milliseconds, 1 to 2^31-1; empty is unset. */
+export function parsePollMs(v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = decimalInteger(v);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_TIMER_MS) throw new UsageError(`TRACE_DELEGATION_POLL_MS must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, not ${JSON.stringify(v)}`);
+  return n;
+}
+
 /** Standard input is the one journal read: a tree named as well would be silently left out. */
 export function rejectSessionsWithStdin(flags: ScanFlags): void {
   const also = [flags.sessions?.length ? '--sessions' : null, flags.demo ? '--demo' : null].filter(Boolean);

@@ -8,7 +8,7 @@ import type { Severity } from '../checks/types.js';
 import type { FormatContext, Formatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
-import { decimalInteger, parseJobs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
+import { decimalInteger, parseJobs, parsePollMs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
@@ -119,7 +119,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     if (fromStdin) throw new UsageError('--follow watches a sessions tree; it cannot follow standard input');
     if (outputs.length) throw new UsageError('--output cannot be combined with --follow');
     const env = io.env ?? process.env;
-    const pollMs = Number(env.TRACE_DELEGATION_POLL_MS) || undefined;
+    const pollMs = parsePollMs(env.TRACE_DELEGATION_POLL_MS);
     const watch = env.TRACE_DELEGATION_WATCH !== '0'; // 0: poll only (a file system whose events never come)
     const sleepAfter = env.TRACE_DELEGATION_SLEEP_AFTER_MS;
     const sleepAfterMs = sleepAfter !== undefined && sleepAfter !== '' && Number.isFinite(Number(sleepAfter)) && Number(sleepAfter) >= 0 ? Number(sleepAfter) : undefined; // 0: sleep at once

@@ -82,6 +82,7 @@ export function parseContractText(raw: string, file: string): LoadedContract {
     }
   }
   const odd = firstTaggedValue(data);
+  if (odd?.circular) throw new ContractFileError(`contract ${file}: ${odd.where} is an alias to a value that holds it, and a plan cannot refer to itself`);
   if (odd) throw new ContractFileError(`contract ${file}: ${odd.where} is ${odd.what}; a plan holds only mappings, lists, text, numbers, booleans and null`);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     const got = data === null ? 'nothing' : Array.isArray(data) ? 'a list' : `a ${typeof data}`;
@@ -94,13 +95,23 @@ export function parseContractText(raw: string, file: string): LoadedContract {
  * The first value YAML tags made into something else than JSON holds (`!!binary` bytes, a `!!set`,
  * an `!!omap`, a `!!timestamp` date), which the schema's "object" would otherwise take for a mapping.
  */
-function firstTaggedValue(data: unknown): { where: string; what: string } | null {
-  const todo: [unknown, string][] = [[data, '']]; // the value and its path ('' for the document)
+function firstTaggedValue(data: unknown): { where: string; what: string; circular?: boolean } | null {
+  // A YAML alias inside the value it names (`a: &x [*x]`) makes a circular value: every later
+  // walk (this one, the schema's) would never end. `inside` holds the values on the current path.
+  const inside = new Set<object>();
+  const todo: [unknown, string, boolean][] = [[data, '', false]]; // the value, its path ('' for the document), leaving it
   while (todo.length) {
-    const [v, where] = todo.pop()!;
+    const [v, where, leaving] = todo.pop()!;
     if (typeof v !== 'object' || v === null) continue;
+    if (leaving) {
+      inside.delete(v);
+      continue;
+    }
+    if (inside.has(v)) return { where: where || 'the document', what: 'circular', circular: true };
+    inside.add(v);
+    todo.push([v, where, true]);
     if (Array.isArray(v)) {
-      v.forEach((x, i) => todo.push([x, `${where}[${i}]`]));
+      v.forEach((x, i) => todo.push([x, `${where}[${i}]`, false]));
       continue;
     }
     const proto = Object.getPrototypeOf(v);
@@ -108,7 +119,7 @@ function firstTaggedValue(data: unknown): { where: string; what: string } | null
       const what = v instanceof Uint8Array ? 'binary data (!!binary)' : v instanceof Set ? 'a set (!!set)' : v instanceof Map ? 'an ordered map (!!omap)' : v instanceof Date ? 'a date (!!timestamp)' : 'a tagged value';
       return { where: where || 'the document', what };
     }
-    for (const [k, x] of Object.entries(v)) todo.push([x, where ? `${where}.${k}` : k]);
+    for (const [k, x] of Object.entries(v)) todo.push([x, where ? `${where}.${k}` : k, false]);
   }
   return null;
 }

@@ -320,6 +320,13 @@ describe('loading', () => {
     expect(() => parseContractText(`${levels.join('\n')}\n`, 'bomb.yaml')).toThrow('Excessive alias count');
   });
 
+  it('refuses an alias inside the value it names (a circular plan) in one sentence, and takes one value aliased twice', () => {
+    expect(() => parseContractText('a: &x [*x]\n', 'seq.yaml')).toThrow(/^contract seq\.yaml: a\[0\] is an alias to a value that holds it, and a plan cannot refer to itself$/);
+    expect(() => parseContractText('delegation: &d {task: t, self: *d}\n', 'map.yaml')).toThrow(/^contract map\.yaml: delegation\.self is an alias/);
+    const shared = parseContractText('delegation: {task: t}\nx: &s {k: [1, 2]}\ny: {a: *s, b: *s}\n', 'shared.yaml');
+    expect((shared.data.y as { b: { k: number[] } }).b.k).toEqual([1, 2]);
+  });
+
   it('points a missing field at its parent line', () => {
     const loaded = parseContractText('delegation:\n  task: x\nsubtasks:\n  - id: a\n    agent: b\n', 'p.yaml');
     expect(loaded.lineOf(['subtasks', 0, 'agent'])).toBe(5);

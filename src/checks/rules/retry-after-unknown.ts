@@ -6,7 +6,7 @@ import { happenedAfter, isTimeoutError, loc, terminalCompletions } from '../../m
 import type { Check, Report } from '../types.js';
 
 /** An earlier run whose outcome the parent cannot know: it may have done its work. */
-interface Unknown {
+export interface Unknown {
   run: SubRun;
   delegation: Delegation;
   /** From when the parent could see the outcome was unknown. */
@@ -52,9 +52,7 @@ export const retryAfterUnknown: Check = {
     for (const run of d.runs.values()) {
       const start = run.starts[0];
       if (!start?.time || !run.agentId) continue;
-      const prior = unknowns
-        .filter((u) => u.run !== run && u.run.agentId === run.agentId && (u.atEvent ? happenedAfter(start, u.atEvent) : compareInstants(u.at, start.time!) < 0))
-        .sort((a, b) => compareInstants(b.at, a.at))[0]; // the most recent unknown is the one this run repeats
+      const prior = latestUnknownBefore(unknownsOfAgent(unknowns, run.agentId), run, start as JournalEvent & { time: Instant });
       if (!prior) continue;
       const where = prior.delegation === d ? '' : ` of delegation ${prior.delegation.key}`;
       out.push({
@@ -66,6 +64,41 @@ export const retryAfterUnknown: Check = {
     return out;
   },
 };
+
+/** One agent's unknowns, newest first (ties in list order): one parent run can delegate thousands of times. */
+const byAgent = new WeakMap<readonly Unknown[], Map<string, Unknown[]>>();
+export function unknownsOfAgent(unknowns: readonly Unknown[], agentId: string): readonly Unknown[] {
+  let m = byAgent.get(unknowns);
+  if (!m) {
+    m = new Map();
+    for (const u of unknowns) {
+      if (u.run.agentId === null) continue;
+      const list = m.get(u.run.agentId);
+      if (list) list.push(u);
+      else m.set(u.run.agentId, [u]);
+    }
+    for (const list of m.values()) list.sort((a, b) => compareInstants(b.at, a.at)); // stable: ties keep list order
+    byAgent.set(unknowns, m);
+  }
+  return m.get(agentId) ?? [];
+}
+
+/** The most recent unknown this run repeats: the first one, newest first, that its start came after. */
+export function latestUnknownBefore(newestFirst: readonly Unknown[], run: SubRun, start: JournalEvent & { time: Instant }): Unknown | undefined {
+  // Only unknowns at or before the start can qualify: skip the newer ones by binary search.
+  let lo = 0;
+  let hi = newestFirst.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareInstants(newestFirst[mid].at, start.time) > 0) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < newestFirst.length; i++) {
+    const u = newestFirst[i];
+    if (u.run !== run && (u.atEvent ? happenedAfter(start, u.atEvent) : compareInstants(u.at, start.time) < 0)) return u;
+  }
+  return undefined;
+}
 
 function unknownsOf(delegations: readonly Delegation[]): Unknown[] {
   const out: Unknown[] = [];

@@ -139,10 +139,16 @@ function noSubRunEventsLimit(d: Delegation): string {
   return `No sub-run event was journaled for this delegation (the engine's tracker was not bound to a session); ${skipped}`;
 }
 
+function stagesLeftUnstarted(d: Delegation): boolean {
+  const ran = new Set(d.children.filter((c) => c.attempts.some((a) => a.starts.length > 0)).map((c) => c.agentId));
+  return (d.started?.agentIds ?? []).some((a) => !ran.has(a));
+}
+
 function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: string[]): string[] {
   const out = [...STANDARD_LIMITS];
   if (d.started && !hasSubRunEvents(d)) out.push(noSubRunEventsLimit(d));
-  if (d.pattern === 'sequential' && d.completed) out.push('Whether stop_on_success was set is inferred from which stages ran.');
+  // Only a sequential delegation whose later stages never ran says anything about stop_on_success.
+  if (d.pattern === 'sequential' && d.completed && stagesLeftUnstarted(d)) out.push('Whether stop_on_success was set is inferred from which stages ran.');
   // journal-format §9: rounds are not journaled, so the expectation comes from the totals.
   if (d.pattern === 'adversarial_review')
     out.push(`max_rounds is not journaled: the expected children are ${d.completed?.totalSubRuns != null ? `total_sub_runs (${d.completed.totalSubRuns}), producer and reviewer alternating` : 'unknown until delegation_completed gives total_sub_runs'}; a round that never started is counted there, not reported as missing-start.`);

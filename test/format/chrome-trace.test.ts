@@ -150,19 +150,22 @@ describe('--format chrome-trace', () => {
     }
   });
 
+  /** outer's run p1 starts `inner` at T3; p1's own sub_run_started is journaled (T1) or not. */
+  const nestedUnder = (parentStart: boolean) =>
+    journal(
+      ev.started(T(0), { delegation_id: 'outer', parent_run_id: 'root', pattern: 'fan_out', agent_ids: ['planner'] }),
+      ...(parentStart ? [ev.subStarted(T(1), { delegation_id: 'outer', sub_run_id: 'p1', parent_run_id: 'root', agent_id: 'planner' })] : []),
+      ev.started(T(3), { delegation_id: 'inner', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['writer'] }),
+      ev.subStarted(T(4), { delegation_id: 'inner', sub_run_id: 'w1', parent_run_id: 'p1', agent_id: 'writer' }),
+      ev.subCompleted(T(6), { delegation_id: 'inner', sub_run_id: 'w1', agent_id: 'writer', status: 'completed', output_preview: 'written text' }),
+      ev.completed(T(7), { delegation_id: 'inner', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+      ev.subCompleted(T(10), { delegation_id: 'outer', sub_run_id: 'p1', agent_id: 'planner', status: 'completed', output_preview: 'planned all' }),
+      ev.completed(T(11), { delegation_id: 'outer', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+    );
+
   it('a nested delegation whose parent run has no start journaled gets its arrow from the outer delegation, never backwards', async () => {
     // p1's sub_run_started was not journaled: its completion (T10) comes after the nested delegation started (T3).
-    const events = await traceOf(
-      journal(
-        ev.started(T(0), { delegation_id: 'outer', parent_run_id: 'root', pattern: 'fan_out', agent_ids: ['planner'] }),
-        ev.started(T(3), { delegation_id: 'inner', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['writer'] }),
-        ev.subStarted(T(4), { delegation_id: 'inner', sub_run_id: 'w1', parent_run_id: 'p1', agent_id: 'writer' }),
-        ev.subCompleted(T(6), { delegation_id: 'inner', sub_run_id: 'w1', agent_id: 'writer', status: 'completed', output_preview: 'written text' }),
-        ev.completed(T(7), { delegation_id: 'inner', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
-        ev.subCompleted(T(10), { delegation_id: 'outer', sub_run_id: 'p1', agent_id: 'planner', status: 'completed', output_preview: 'planned all' }),
-        ev.completed(T(11), { delegation_id: 'outer', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
-      ),
-    );
+    const events = await traceOf(nestedUnder(false));
     const nested = flows(events).filter(([s]) => s.cat === 'nested');
     expect(nested).toHaveLength(1);
     const [s, f] = nested[0];
@@ -173,18 +176,7 @@ describe('--format chrome-trace', () => {
   });
 
   it('a nested delegation whose parent run has a start still gets its arrow from that run', async () => {
-    const events = await traceOf(
-      journal(
-        ev.started(T(0), { delegation_id: 'outer', parent_run_id: 'root', pattern: 'fan_out', agent_ids: ['planner'] }),
-        ev.subStarted(T(1), { delegation_id: 'outer', sub_run_id: 'p1', parent_run_id: 'root', agent_id: 'planner' }),
-        ev.started(T(3), { delegation_id: 'inner', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['writer'] }),
-        ev.subStarted(T(4), { delegation_id: 'inner', sub_run_id: 'w1', parent_run_id: 'p1', agent_id: 'writer' }),
-        ev.subCompleted(T(6), { delegation_id: 'inner', sub_run_id: 'w1', agent_id: 'writer', status: 'completed', output_preview: 'written text' }),
-        ev.completed(T(7), { delegation_id: 'inner', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
-        ev.subCompleted(T(10), { delegation_id: 'outer', sub_run_id: 'p1', agent_id: 'planner', status: 'completed', output_preview: 'planned all' }),
-        ev.completed(T(11), { delegation_id: 'outer', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
-      ),
-    );
+    const events = await traceOf(nestedUnder(true));
     const [[s]] = flows(events).filter(([x]) => x.cat === 'nested');
     const p1 = slice(events, 'p1');
     expect([s.pid, s.tid, s.ts]).toEqual([p1.pid, p1.tid, 1_000_000]);

@@ -603,14 +603,17 @@ function oneEditApart(a: string, b: string): boolean {
 /** The command a mistyped first word (`lsit`, `chek`) most likely meant, if any. */
 export function commandMeant(word: string | undefined): string | undefined {
   // The command itself was run, or `last`, a target one letter from `list`.
-  if (word === undefined || COMMANDS.includes(word) || isLastTarget(word)) return undefined;
+  if (word === undefined || COMMANDS.includes(word) || isLastTarget(word) || word.toLowerCase() === 'last') return undefined;
   return COMMANDS.find((c) => oneEditApart(word.toLowerCase(), c));
 }
 
 /** `; did you mean the command list? (…)` after an error about a mistyped command (`lsit`), or ''. */
 export function commandHint(word: string | undefined): string {
   const command = commandMeant(word);
-  return command ? `; did you mean the command ${command}? (trace-delegation ${command} --help)` : '';
+  if (command) return `; did you mean the command ${command}? (trace-delegation ${command} --help)`;
+  // `LAST`, `lastt`: the keyword for the newest delegation, which is lower case.
+  if (word !== undefined && !isLastTarget(word) && (word.toLowerCase() === 'last' || oneEditApart(word.toLowerCase(), 'last'))) return '; did you mean last (the newest delegation)?';
+  return '';
 }
 
 /** A target as given, quoted when blanks around it (a pasted id) would not show. */

@@ -81,6 +81,16 @@ describe('unknown targets', () => {
     }
   });
 
+  it('points LAST, Last and lastt at the keyword last, not at the command list', async () => {
+    for (const word of ['LAST', 'Last', 'lastt']) {
+      const r = await runMain(['--demo', word]);
+      expect(r.code, word).toBe(2);
+      expect(r.stderr, word).toMatch(new RegExp(`^trace-delegation: no delegation, parent run or session matches ${word} in \\d+ journal files under .*; did you mean last \\(the newest delegation\\)\\?\n$`));
+    }
+    const lost = await runMain(['--demo', 'lost']); // one letter from both: the command is named
+    expect(lost.stderr).toContain('did you mean the command list?');
+  });
+
   it('says where journals are looked for when a root one level off reads none (an empty sessions folder says nothing)', async () => {
     const hint = '(a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl: name the sessions folder itself)';
     const last = await runMain(['--sessions', 'fixtures/sessions/v1/users']);

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import { analyze, newestRecentFirst, streamAll, type AnalyzeOptions, type RecentRows } from '../analyze.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
@@ -8,6 +7,7 @@ import type { DelegationReport } from '../report/types.js';
 import { decimalInteger, parseJobs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
+import { distinctCuts, renderTable } from './table.js';
 
 /**
  * A timestamp's UTC wall clock to the second: rows are ordered by instant, so a journal written
@@ -28,7 +28,7 @@ export interface ListFlags extends ScanFlags {
 
 const short = (s: string | null, n = 12) => (s === null ? '?' : s.length > n ? `${s.slice(0, n)}…` : s);
 /** A reused id's `#2` suffix must survive the shortening, or its two rows would look the same. */
-const shortKey = (d: DelegationReport) => `${short(d.id, 13)}${d.key.slice(d.id.length)}`;
+const shortKey = (d: DelegationReport, cut: number) => `${short(d.id, cut)}${d.key.slice(d.id.length)}`;
 
 /** `list`: recent delegations newest first, or with --events the skill's event listing. */
 export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
@@ -77,27 +77,24 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     io.stdout.write(`${JSON.stringify({ delegations, total: recent ? null : total, note: footer, limits }, null, 2)}\n`);
     return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
   }
-  // Loaded on first use: it costs every other command's start-up otherwise.
-  const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3');
-  const table = new Table({
-    head: ['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'],
-    style: { head: [], border: [] },
-  });
-  for (const d of newestFirst.slice(0, limit)) {
+  const shown = newestFirst.slice(0, limit);
+  const cuts = distinctCuts(shown.map((d) => d.id), 13);
+  const cells = shown.map((d) => {
     const n = { error: 0, warning: 0, info: 0 };
     for (const f of d.findings) n[f.severity]++;
-    table.push([
+    return [
       safe(d.startedTs ? utcClock(d.startedTs) : '?'),
-      safe(shortKey(d)),
+      safe(shortKey(d, cuts.get(d.id)!)),
       safe(d.pattern ?? '?'),
       safe(short(d.parentRunId)),
       safe(d.agents.join(',')),
       `${d.status.succeeded ?? '?'}/${d.status.failed ?? '?'}`,
       safe(d.status.aggregated ?? (d.completedTs ? '?' : 'open')),
       `${n.error}/${n.warning}/${n.info}`,
-    ]);
-  }
-  io.stdout.write(`${table.toString()}\n${footer}\n${limitLines(limits, true)}`);
+    ];
+  });
+  const table = renderTable(['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'], cells);
+  io.stdout.write(`${table}\n${footer}\n${limitLines(limits, true)}`);
   // As for a report: exit 1 when a delegation shown has a finding at or above --fail-on.
   return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
 }

@@ -85,6 +85,16 @@ describe('trace-delegation list', () => {
     expect(JSON.parse(t.stdout).delegations.map((d: { key: string }) => d.key)).toEqual([id, `${id}#2`]);
   });
 
+  it('cuts two ids that share their first 13 characters where they differ, so each cut id names its row', async () => {
+    const input = journal(
+      ev.started('2025-11-08T10:00:00Z', { delegation_id: 'review-2025-11-08-a', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.started('2025-11-08T10:01:00Z', { delegation_id: 'review-2025-11-08-b', parent_run_id: 'p2', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.started('2025-11-08T10:02:00Z', { delegation_id: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', parent_run_id: 'p3', pattern: 'fan_out', agent_ids: ['a'] }),
+    );
+    const r = await runBin(['list', '--stdin', '--fail-on', 'none'], { input });
+    expect(tableRows(r.stdout).slice(1).map((row) => row[1])).toEqual(['0a1b2c3d-4e5f…', 'review-2025-11-08-b', 'review-2025-11-08-a']);
+  });
+
   it('exits as a report does: 1 when a delegation shown has a finding at or above --fail-on', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'td-list-'));
     try {

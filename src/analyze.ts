@@ -612,7 +612,7 @@ export function commandHint(word: string | undefined): string {
   const command = commandMeant(word);
   if (command) return `; did you mean the command ${command}? (trace-delegation ${command} --help)`;
   // `LAST`, `lastt`: the keyword for the newest delegation, which is lower case.
-  if (word !== undefined && !isLastTarget(word) && (word.toLowerCase() === 'last' || oneEditApart(word.toLowerCase(), 'last'))) return '; did you mean last (the newest delegation)?';
+  if (word !== undefined && !isLastTarget(word) && !COMMANDS.includes(word.toLowerCase()) && (word.toLowerCase() === 'last' || oneEditApart(word.toLowerCase(), 'last'))) return '; did you mean last (the newest delegation)?';
   return '';
 }
 

@@ -15,13 +15,13 @@ import { scanJournals } from '../journal/scan.js';
 import { inflateArchive } from '../journal/archive.js';
 import { describeError, isGzipPath, LineScanner, noteReadFailure, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
-import { instanceKey, type Delegation } from '../model/delegation.js';
+import { instanceKey, orphanInstanceKey, type Delegation } from '../model/delegation.js';
 import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
 import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
 import { SleepingGroups } from '../model/sleeping-groups.js';
-import type { TraceReport } from '../report/types.js';
+import type { DelegationReport, TraceReport } from '../report/types.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
@@ -983,7 +983,16 @@ class Follower {
    * `all`: its group, when the caller has it (the replay).
    */
   private consider(d: Delegation, now: number, all?: Delegation[]): void {
-    const printedWith = this.printed.get(instanceKey(d));
+    let printedWith = this.printed.get(instanceKey(d));
+    if (printedWith === undefined && d.started) {
+      // Printed as an orphan (its completion read first), before its start arrived: the same delegation.
+      const asOrphan = this.printed.get(orphanInstanceKey(d.key));
+      if (asOrphan !== undefined) {
+        this.printed.delete(orphanInstanceKey(d.key));
+        this.printed.set(instanceKey(d), asOrphan);
+        printedWith = asOrphan;
+      }
+    }
     if (printedWith !== undefined) {
       const inputs = reportInputs(d, all ?? this.groups.linkedTo(d));
       if (inputs > printedWith.events) {
@@ -1102,7 +1111,17 @@ function nestedCounts(group: readonly Delegation[]): Map<Delegation, number> {
 const withoutLocations = (key: string, value: unknown) => (key === 'file' || key === 'line' || key === 'files' || key === 'evidence' ? undefined : value);
 
 /** A hash of what a report says, wherever its lines are. */
-const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(report.delegations, withoutLocations));
+const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(report.delegations.map(whatItSays), withoutLocations));
+
+/**
+ * A report without how its journals were read (a file's Limits lines: an archive written in
+ * steps reads as cut short until it is whole) and without the numbers in finding messages (the
+ * line its session goes on to, an age): neither is news about the delegation.
+ */
+function whatItSays(d: DelegationReport): DelegationReport {
+  const aboutFile = (l: string) => d.files.some((f) => l.startsWith(`${f}: `));
+  return { ...d, limits: d.limits.filter((l) => !aboutFile(l)), findings: d.findings.map((f) => ({ ...f, message: f.message.replace(/\d+/g, '#') })) };
+}
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;

@@ -106,9 +106,12 @@ export function firstStart(run: SubRun): SubRunStartedEvent | null {
  * use that sorts earlier (a session copied in later) renumbers the ones after it; this does not.
  */
 export function instanceKey(d: Delegation): string {
-  if (!d.started) return `\u0001${d.key}`;
+  if (!d.started) return orphanInstanceKey(d.key);
   return `${d.id}\u0000${d.parentRunId ?? ''}\u0000${startInstant(d.started)}\u0000${d.startTwin ?? 0}`;
 }
+
+/** An orphan's instanceKey: the key, as it has no start to name it by. */
+export const orphanInstanceKey = (key: string): string => `\u0001${key}`;
 
 /** A start's instant as text, or its `ts` when that does not parse: `….1Z` and `….100000000+00:00` are the same start. */
 export function startInstant(e: DelegationStartedEvent): string {

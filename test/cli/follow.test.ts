@@ -509,6 +509,58 @@ describe('--follow', () => {
     expect(report.limits.join('\n')).not.toMatch(/more than once/);
   });
 
+  it('does not print a session\'s delegations again while its archive is written in steps, then the journal removed', async () => {
+    // gzip(1) writes the .jsonl.gz as it goes: read early, it is cut short (a Limits line about the
+    // file), which is how the archive was read, not news about the delegations.
+    const dir = tree();
+    const sid = 's-g';
+    const filler = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ type: 'turn', ts: iso(), session_id: sid, turn: i, assistant_output: `${i} ${'lorem ipsum '.repeat(100)}${Math.random()}` }));
+    const text = journal(...whole('d-g1'), ...filler, ...whole('d-g2'));
+    writeFileSync(path.join(dir, `${sid}.jsonl`), text);
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    await f.waitFor(/"id":"d-g2"/);
+    const gz = gzipSync(text);
+    const archive = path.join(dir, `${sid}.jsonl.gz`);
+    for (let at = 0; at < gz.length; at += Math.ceil(gz.length / 4)) {
+      appendFileSync(archive, gz.subarray(at, at + Math.ceil(gz.length / 4)));
+      await sleep(500);
+    }
+    unlinkSync(path.join(dir, `${sid}.jsonl`));
+    await sleep(1000);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-g1', 'd-g2']);
+    expect(f.err()).not.toMatch(/reported again/);
+  });
+
+  it('prints an open delegation again when its cause changes, not when only the line its session goes on to moves', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-o.jsonl');
+    writeFileSync(file, journal(started('d-o', iso(Date.now() - 5000)), subStarted('d-o', iso(Date.now() - 4900))));
+    const f = follow(dir, ['--stale-after', '1s', '--format', 'ndjson']);
+    await f.waitFor(/crashed/);
+    for (let turn = 1; turn <= 3; turn++) {
+      appendFileSync(file, journal(JSON.stringify({ type: 'turn', ts: iso(), session_id: 's-o', turn })));
+      await sleep(2000); // quiet past --stale-after: judged again, with the session gone on to another line
+    }
+    expect(await f.stop()).toBe(0);
+    const causes = f.out().trim().split('\n').map((l) => JSON.parse(l).findings.find((x: { id: string }) => x.id === 'delegation-incomplete')?.message);
+    expect(causes.map((m: string) => /: (crashed|engine error|still running)/.exec(m)?.[1])).toEqual(['crashed', 'engine error']);
+  });
+
+  it('says so when a delegation printed from its completion alone gets its start: the same delegation, reported again', async () => {
+    const dir = tree();
+    const startedAt = iso(Date.now() - 2000);
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    writeFileSync(path.join(dir, 'b.jsonl'), journal(subDone('d-x'), completed('d-x')));
+    await f.waitFor(/"id":"d-x"/);
+    writeFileSync(path.join(dir, 'a.jsonl'), journal(started('d-x', startedAt), subStarted('d-x', startedAt)));
+    await f.waitFor(/delegation d-x has 2 new events since its report: reported again/, 45_000, 'stderr');
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-x', 'd-x']);
+  });
+
   it('names what it follows in JSON: target.query is the target, or --all without one', async () => {
     const dir = tree();
     writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-q')));

@@ -1115,13 +1115,17 @@ const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(repo
 
 /**
  * A report without how its journals were read (a file's Limits lines: an archive written in
- * steps reads as cut short until it is whole) and without the numbers in finding messages (the
- * line its session goes on to, an age): neither is news about the delegation.
+ * steps reads as cut short until it is whole) and without what moves on its own in finding
+ * messages (the line its session goes on to, an age): neither is news about the delegation.
+ * Counts and ids stay: a tree that grew is news.
  */
 function whatItSays(d: DelegationReport): DelegationReport {
   const aboutFile = (l: string) => d.files.some((f) => l.startsWith(`${f}: `));
-  return { ...d, limits: d.limits.filter((l) => !aboutFile(l)), findings: d.findings.map((f) => ({ ...f, message: f.message.replace(/\d+/g, '#') })) };
+  return { ...d, limits: d.limits.filter((l) => !aboutFile(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingNumbers(f.message) })) };
 }
+
+/** `goes on to line 7`, `to line 7,`, `is 243s old`, `is 5s in the future` (src/model/evidence.ts openDelegationCause). */
+const withoutMovingNumbers = (message: string): string => message.replace(/\bto line \d+/g, 'to line #').replace(/\bis -?\d+(\.\d+)?s (old|in the future)\b/g, 'is #s $2');
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;

@@ -548,6 +548,24 @@ describe('--follow', () => {
     expect(causes.map((m: string) => /: (crashed|engine error|still running)/.exec(m)?.[1])).toEqual(['crashed', 'engine error']);
   });
 
+  it('prints an open delegation again when a count in a finding changes (its nested tree grew)', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-t.jsonl');
+    const nestedRun = (n: number) => ev.subStarted(iso(), { delegation_id: 'inner', sub_run_id: `n${n}`, parent_run_id: 'r1', agent_id: 'b', depth: 2 });
+    writeFileSync(file, journal(
+      ev.started(iso(), { delegation_id: 'outer', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.subStarted(iso(), { delegation_id: 'outer', sub_run_id: 'r1', parent_run_id: 'p', agent_id: 'a' }),
+      ev.started(iso(), { delegation_id: 'inner', parent_run_id: 'r1', pattern: 'fan_out', agent_ids: ['b', 'b', 'b'] }),
+      nestedRun(1), nestedRun(2), nestedRun(3),
+    ));
+    const f = follow(dir, ['outer', '--max-tree', '3', '--stale-after', '1s', '--format', 'ndjson']);
+    await f.waitFor(/holds 4 distinct sub-runs/);
+    appendFileSync(file, journal(nestedRun(4), nestedRun(5)));
+    await f.waitFor(/holds 6 distinct sub-runs/);
+    expect(await f.stop()).toBe(0);
+    expect(f.err()).toMatch(/delegation outer is still open: .*; what its report says changed/);
+  });
+
   it('says so when a delegation printed from its completion alone gets its start: the same delegation, reported again', async () => {
     const dir = tree();
     const startedAt = iso(Date.now() - 2000);

@@ -121,7 +121,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
         : resubmitted
           ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it ended without a delegation_completed, none of its sub-runs still running; each event was attached to the start before it.`
-          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose outputs its aggregate holds or whose settled runs its totals count.`;
+          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose outputs its aggregate holds or whose runs its totals count.`;
       // Each delegation keeps the first such note: the ones after the first got theirs when they
       // were added (as d), so only the first one of the list and d can lack it.
       if (list.length === 1 && !list[0].notes.some((n) => n.startsWith('delegation id reused'))) list[0].notes.push(note);
@@ -426,8 +426,10 @@ function bestJoinMatch(open: readonly Delegation[], e: DelegationCompletedEvent)
 
 /**
  * How well a join fits an open use of its id, strongest evidence first: its aggregate is made of
- * this use's outputs (8), its totals are this use's settled runs (4), one output is in it (2),
- * every started run has settled (1). Ties go to the later start (bestJoinMatch).
+ * this use's outputs (16); its totals are exactly this use's runs (8) or can be (4: setup failures
+ * without events count in failed too); one output is in it (2); every started run has settled (1).
+ * A run started and not settled counts as failed, as the engine counts a paused one. Ties go to
+ * the later start (bestJoinMatch).
  */
 export function joinMatchScore(events: readonly JournalEvent[], e: DelegationCompletedEvent, segments: ReadonlySet<string>): number {
   const started = new Set<string>();
@@ -441,18 +443,21 @@ export function joinMatchScore(events: readonly JournalEvent[], e: DelegationCom
     else if (x.type === 'delegation_sub_run_completed') last.set(x.subRunId, x);
   }
   const outputs = new Set<string>();
+  for (const c of last.values()) if (c.outputPreview) outputs.add(c.outputPreview.trim());
   let succeeded = 0;
   let failed = 0;
-  for (const [run, c] of last) {
-    if (c.outputPreview) outputs.add(c.outputPreview.trim());
+  for (const run of new Set([...started, ...last.keys()])) {
     if (replaced.has(run)) continue;
-    if (c.status === 'completed' && c.error === null) succeeded++;
+    const c = last.get(run);
+    if (c && c.status === 'completed' && c.error === null) succeeded++;
     else failed++;
   }
   let joined = 0;
   for (const s of segments) if (outputs.has(s)) joined++;
-  const totals = e.succeeded !== null && e.failed !== null && last.size > 0 && e.succeeded === succeeded && e.failed === failed;
-  return (segments.size > 0 && joined === segments.size ? 8 : 0) + (totals ? 4 : 0) + (joined > 0 ? 2 : 0) + (started.size > 0 && [...started].every((r) => last.has(r)) ? 1 : 0);
+  const counted = succeeded + failed > 0 && e.succeeded === succeeded && e.failed !== null;
+  const exact = counted && e.failed === failed && (e.totalSubRuns === null || e.totalSubRuns === succeeded + failed);
+  const possible = counted && e.failed! >= failed && (e.totalSubRuns === null || e.totalSubRuns >= succeeded + failed);
+  return (segments.size > 0 && joined === segments.size ? 16 : 0) + (exact ? 8 : 0) + (possible ? 4 : 0) + (joined > 0 ? 2 : 0) + (started.size > 0 && [...started].every((r) => last.has(r)) ? 1 : 0);
 }
 
 /**

@@ -3,6 +3,13 @@ import { testCheck } from './harness.js';
 testCheck('totals-mismatch', {
   invalid: [
     {
+      // One id, two parent runs: p1's join (2/0/2) counts a stage that never started (its setup
+      // failure, no events), p2's (3/0/3) a paused run. Each join goes to its own use (a started,
+      // unsettled run counts as failed, as the engine counts it): only p1's arithmetic, as info.
+      fixture: 'trigger-reused-id-join-with-paused-and-unjournaled-runs.jsonl',
+      findings: [{ severity: 'info', delegation: 'dX', messageIncludes: 'total_sub_runs 2 = 1 journaled child + 1 without events (setup or launch failures), counted in failed (1 + 1 = 2)' }],
+    },
+    {
       // Gen B: the retried original was counted as a third result (total 3, failed 1).
       fixture: 'trigger-retry-counted.jsonl',
       findings: [

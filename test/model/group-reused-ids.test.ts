@@ -66,7 +66,7 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
         : resubmitted
           ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it ended without a delegation_completed, none of its sub-runs still running; each event was attached to the start before it.`
-          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose outputs its aggregate holds or whose settled runs its totals count.`;
+          : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose outputs its aggregate holds or whose runs its totals count.`;
       for (const other of [...list, d]) if (!other.notes.some((n) => n.startsWith('delegation id reused'))) other.notes.push(note);
     }
     list.push(d);

@@ -7,7 +7,7 @@ import { discoverCases, fileKind, notAFileError, type CheckCase, type Unreadable
 import { compareFindings, type Problem } from '../expectations/compare.js';
 import { expectationsFor, parseExpectations, serializeExpectations, type Expectation, type Pins } from '../expectations/file.js';
 import { InputError } from '../journal/discover.js';
-import { describeError, OPEN_FLAGS } from '../journal/scan-file.js';
+import { describeError, OPEN_FLAGS, stoppedByDamagedData } from '../journal/scan-file.js';
 import { paint, safeTerminalText as safe } from '../format/terminal.js';
 import { addAnalysisOptions, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { EXIT, isCI, UsageError, type CliIO } from './io.js';
@@ -253,8 +253,9 @@ export async function runCheck(paths: string[], flags: CheckFlags, io: CliIO): P
       continue;
     }
     const { report, scan } = analysis;
-    // Findings of a partly read case are not its findings: neither compared nor recorded.
-    const unread = scan.files.filter((f) => f.error !== null);
+    // Findings of a case the file system kept from being read are not its findings: neither
+    // compared nor recorded. A damaged archive is a journal state: its readable part is the case.
+    const unread = scan.files.filter((f) => f.error !== null && !stoppedByDamagedData(f));
     if (unread.length) {
       const more = unread.length > 1 ? ` (and ${unread.length - 1} more ${unread.length === 2 ? 'journal' : 'journals'})` : '';
       notChecked(c, `${unread[0].file} cannot be read (${unread[0].error})${more}, so the case was not checked`);

@@ -694,6 +694,11 @@ export function noteReadFailure(stats: FileStats, err: unknown): void {
   else stats.error = describeError(err);
 }
 
+const CORRUPT_GZIP = 'corrupt gzip data';
+
+/** A read stopped by damaged archive data, not by the file system: what came before it was read (a journal state, as a crash leaves it). */
+export const stoppedByDamagedData = (stats: FileStats): boolean => stats.error !== null && stats.error.startsWith(CORRUPT_GZIP);
+
 /** One short sentence for an I/O or decompression failure (never a stack trace). */
 export function describeError(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
@@ -722,7 +727,7 @@ export function describeError(err: unknown): string {
       return 'too many open files (raise ulimit -n)';
     case 'Z_DATA_ERROR':
     case 'Z_BUF_ERROR':
-      return `corrupt gzip data (${e.message})`;
+      return `${CORRUPT_GZIP} (${e.message})`;
     default:
       return e?.message ? String(e.message).split('\n')[0] : String(err);
   }

@@ -96,6 +96,17 @@ describe('check: what it cannot read or write', () => {
   });
 });
 
+describe('check: a damaged archive is a journal state, not an unreadable case', () => {
+  it('a .jsonl.gz cut short (a crash while archiving) is checked and recorded from what it holds', async () => {
+    const archive = readFileSync(path.join(FIXTURES, 'sessions', 'v1', 'users', 'b64-bG9jYWw', 'sessions', '61d0b7e4-2a8c-4f59-b3e1-7d4a9c0f5e26.jsonl.gz'));
+    writeFileSync(path.join(dir, 'cut.jsonl.gz'), archive.subarray(0, 700));
+    const update = await runMain(['check', '--update', 'cut.jsonl.gz'], { cwd: dir, env: { CI: '' } });
+    expect([update.code, update.stdout]).toEqual([0, 'CREATED cut.jsonl.gz.expected.json (1 expectation)\n1 expectations file written\n1 passed, 0 failed\n']);
+    const again = await runMain(['check', 'cut.jsonl.gz'], { cwd: dir });
+    expect([again.code, again.stdout]).toEqual([0, 'PASS cut.jsonl.gz\n1 passed, 0 failed\n']);
+  });
+});
+
 describe('check: an X.expected.json that is not a regular file', () => {
   const folderMessage = 'trace-delegation: join-late.jsonl.expected.json is a folder, not a regular file, so it cannot hold expectations; move it away (check --update then records the current findings)\n';
 

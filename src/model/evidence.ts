@@ -223,6 +223,14 @@ export function startedPerAgent(d: Delegation): Map<string, number> {
   return by;
 }
 
+/** Whether every child the pattern starts (per agent, ×N counted) has a journaled start; false when that is unknowable. */
+export function everyExpectedChildStarted(d: Delegation, expected: ReadonlyMap<string, number> | null): boolean {
+  if (!expected) return false;
+  const started = startedPerAgent(d);
+  for (const [agent, n] of expected) if ((started.get(agent) ?? 0) < n) return false;
+  return true;
+}
+
 /** Whether any sub-run event (start or completion) was journaled for the delegation. */
 export function hasSubRunEvents(d: Delegation): boolean {
   return d.events.some((e) => e.type === 'delegation_sub_run_started' || e.type === 'delegation_sub_run_completed');

@@ -2,7 +2,7 @@ import type { Finding } from '../checks/types.js';
 import { instantToIso } from '../journal/time.js';
 import type { FileStats, Instant, JournalEvent } from '../journal/types.js';
 import { finalCompletion, isUnknownStatus, settlesRun, type Delegation, type SubRun } from '../model/delegation.js';
-import { hasSubRunEvents, loc } from '../model/evidence.js';
+import { everyExpectedChildStarted, hasSubRunEvents, loc } from '../model/evidence.js';
 import { expectationFor } from '../model/expected.js';
 import { sortEvents } from '../model/group.js';
 import type { AttemptReport, ChildReport, DelegationReport, TimelineEntry } from './types.js';
@@ -140,8 +140,7 @@ function noSubRunEventsLimit(d: Delegation): string {
 }
 
 function stagesLeftUnstarted(d: Delegation): boolean {
-  const ran = new Set(d.children.filter((c) => c.attempts.some((a) => a.starts.length > 0)).map((c) => c.agentId));
-  return (d.started?.agentIds ?? []).some((a) => !ran.has(a));
+  return !everyExpectedChildStarted(d, expectationFor(d).agentCounts);
 }
 
 function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: string[]): string[] {

@@ -84,6 +84,16 @@ testCheck('delegation-incomplete', {
       fixture: 'trigger-engine-error-all-cancelled.jsonl',
       findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', evidenceLines: ['trigger-engine-error-all-cancelled.jsonl:4', 'trigger-engine-error-all-cancelled.jsonl:15'], symptom: 'Cancellation leak' }],
     },
+    {
+      // The same for a fork (agent scan×3: three children of one agent, all started, all cancelled).
+      fixture: 'trigger-engine-error-fork-all-cancelled.jsonl',
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', symptom: 'Cancellation leak' }],
+    },
+    {
+      // agent_ids [scan-eu, scan-eu, scan-us]: the second scan-eu never started (counted, not listed).
+      fixture: 'trigger-engine-error-repeated-agent-not-started.jsonl',
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', symptom: 'No child runs' }],
+    },
   ],
   valid: [
     'missing-start/trap-no-subrun-events.jsonl',

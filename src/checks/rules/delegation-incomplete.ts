@@ -1,5 +1,5 @@
 import { finalStatus } from '../../model/delegation.js';
-import { loc, openDelegationCause } from '../../model/evidence.js';
+import { everyExpectedChildStarted, loc, openDelegationCause } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 export const delegationIncomplete: Check = {
@@ -26,15 +26,14 @@ export const delegationIncomplete: Check = {
       fix: 'Engine error: look for startup or admission errors (missing profile, >32 fan-out agents, model admission). Crashed: the process log. Still running: wait, or use --follow.',
     },
   },
-  run({ delegation: d, files, options }) {
+  run({ delegation: d, files, options, expectation }) {
     if (!d.started || d.completed) return [];
     const why = openDelegationCause(d, files, options.nowMs, options.staleAfterMs);
     const start = loc(d.started);
     const evidence = [start, ...why.evidence.filter((l) => l.file !== start.file || l.line !== start.line)];
     // An engine error after every expected agent's child started and was cancelled is the
     // cancellation path's; with an agent that never started, it stays a child that never ran.
-    const started = new Set(d.children.filter((c) => c.final.starts.length > 0).map((c) => c.final.agentId));
-    const allCancelled = d.children.length > 0 && d.started.agentIds.every((a) => started.has(a)) && d.children.every((c) => c.final.starts.length > 0 && finalStatus(c.final) === 'cancelled');
+    const allCancelled = d.children.length > 0 && everyExpectedChildStarted(d, expectation.agentCounts) && d.children.every((c) => c.final.starts.length > 0 && finalStatus(c.final) === 'cancelled');
     const symptom = why.cause === 'engine error' && allCancelled ? 'Cancellation leak' : delegationIncomplete.meta.symptomByCause?.[why.cause];
     return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()], symptom } satisfies Report];
   },

@@ -18,7 +18,7 @@ export const delegationIncomplete: Check = {
       // delegation itself had passed validation, since delegation_started is written after it.
       'engine error': 'No child runs',
     },
-    symptomException: 'An engine error after every expected agent\'s sub-run started and was cancelled → *Cancellation leak*.',
+    symptomException: 'An engine error after every expected child started (per agent, a fork\'s ×N counted) and was cancelled → *Cancellation leak*.',
     docs: {
       why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
       example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',

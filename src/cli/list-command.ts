@@ -106,7 +106,7 @@ function limitLines(limits: string[], afterOutput: boolean): string {
 
 /** What a recent-first list read, and what that leaves out. */
 function recentFooter(shown: number, r: RecentRows): string {
-  return `the ${shown} newest delegations, newest first; read ${r.read} of ${r.files} journal files, newest first, down to every file modified since the oldest of them started (${r.since}); checks that compare delegations, and the #2 key of a reused delegation id, saw only the files read (name a delegation to check it against every file)`;
+  return `the ${shown === 1 ? 'newest delegation' : `${shown} newest delegations, newest first`}; read ${r.read} of ${r.files} journal files, newest first, down to every file modified since the oldest of them started (${r.since}); checks that compare delegations, and the #2 key of a reused delegation id, saw only the files read (name a delegation to check it against every file)`;
 }
 
 /**

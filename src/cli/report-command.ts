@@ -10,6 +10,7 @@ import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
 import { decimalInteger, parseJobs, parsePollMs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
+import { safeTerminalText } from '../format/terminal.js';
 import { createProgress, type Progress } from './progress.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
 
@@ -169,7 +170,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     }
     const onReport = reportProgress(progress, io);
     try {
-      return await writeReportStream(io.stdout, flags.format, source, analyzeOptions, ctx, onReport && ((n) => onReport(n, source.progress?.())));
+      return await writeReportStream(io.stdout, flags.format, source, analyzeOptions, ctx, onReport && ((n) => onReport(n, source.progress?.())), (limits) => sayScanLimits(io, limits));
     } finally {
       progress?.finish();
     }
@@ -202,7 +203,13 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     }
   }
   io.stdout.write(renderDocument(formatter(flags.format), flags.format, report, ctx));
+  if (flags.format === 'ndjson') sayScanLimits(io, report.limits);
   return exitCodeFor(report, failOn);
+}
+
+/** NDJSON has a line per delegation and none for the scan: what it could not read goes to stderr, or a tree it could not read would pass for an empty one. */
+function sayScanLimits(io: CliIO, limits: readonly string[]): void {
+  for (const l of limits) io.stderr.write(`trace-delegation: scan limit: ${safeTerminalText(l)}\n`);
 }
 
 /**

@@ -85,6 +85,7 @@ export async function writeReportStream(
   options: AnalyzeOptions,
   ctx: FormatContext,
   onDelegation?: (written: number) => void,
+  onScanLimits?: (limits: readonly string[]) => void,
 ): Promise<number> {
   const assembler = new ReportAssembler(prepared.scan, prepared, options, prepared);
   const out = new ChunkedWriter(stream);
@@ -121,6 +122,8 @@ export async function writeReportStream(
       const flushing = out.write(`${JSON.stringify(r)}${EOL}`);
       if (flushing) await flushing;
     }
+    // A line is a delegation: what the scan could not read has no line of its own (the caller says it).
+    onScanLimits?.(assembler.tail().limits);
   } else {
     for (const r of reports()) {
       const flushing = out.write(`${count > 1 ? '\n\n' : ''}${delegationBlock(r, ctx)}`);

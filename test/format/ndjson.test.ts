@@ -1,4 +1,7 @@
 import ndjson from 'ndjson';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, ROOT, runBin, runMain } from '../helpers/cli.js';
@@ -29,5 +32,19 @@ describe('--format ndjson', () => {
     const rows = (await parseNdjson(r.stdout)) as { key: string }[];
     expect(rows.length).toBeGreaterThan(3);
     expect(rows.map((d) => d.key)).toEqual(json.delegations.map((d: { key: string }) => d.key));
+  });
+
+  it('says on stderr what the scan could not read (a line is a delegation, so a tree it could not read does not pass for an empty one)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-ndjson-limits-'));
+    try {
+      writeFileSync(path.join(dir, 'b.jsonl.gz'), Buffer.from('1f8b0800', 'hex'));
+      for (const extra of [[], ['-o', `json=${path.join(dir, 'out.json')}`]]) {
+        const r = await runMain(['--sessions', dir, '--all', '--format', 'ndjson', ...extra]);
+        expect([r.code, r.stdout], extra.join(' ')).toEqual([0, '']);
+        expect(r.stderr, extra.join(' ')).toMatch(/^trace-delegation: scan limit: .*b\.jsonl\.gz: corrupt gzip data \(.*\); not read\.\n$/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

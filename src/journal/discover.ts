@@ -142,7 +142,32 @@ export async function discoverJournals(roots: string[], cwd = process.cwd(), unr
       if (kept === undefined || (linked(kept) && !linked(p))) found.set(real, p);
     }
   }
-  return [...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((p) => toJournalFile(p, cwd, display));
+  return withoutHardLinks([...found.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), linked).map((p) => toJournalFile(p, cwd, display));
+}
+
+/**
+ * One path per file: a hard link is the same journal under a second name (`cp -l`, a snapshot
+ * tree), which real paths do not tell apart. One stat a journal (≈ 1 µs from the cache); the
+ * file's own entry is kept over a symbolic link to it, else the first path in order.
+ */
+function withoutHardLinks(paths: readonly string[], linked: (p: string) => boolean): string[] {
+  const byFile = new Map<string, number>(); // device:inode → position in `out`
+  const out: string[] = [];
+  for (const p of paths) {
+    let id: string | null = null;
+    try {
+      const st = statSync(p);
+      if (st.nlink > 1) id = statIdentity(st); // a file with one link has no other name (links were resolved above)
+    } catch {
+      // gone or unreadable since it was listed: the scan says so
+    }
+    const at = id === null ? undefined : byFile.get(id);
+    if (at === undefined) {
+      if (id !== null) byFile.set(id, out.length);
+      out.push(p);
+    } else if (linked(out[at]) && !linked(p)) out[at] = p;
+  }
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /**

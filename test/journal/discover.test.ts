@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -175,6 +175,21 @@ describe('layout listing', () => {
         expect(files.map((f) => f.display), roots.join(' ')).toEqual(['v1/users/o1/sessions/real.jsonl']);
         expect(files[0].pairKey).toBe('real');
       }
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
+  it('lists a journal and a hard link to it once (the first path in order), and keeps a copy', async () => {
+    const tree = mkdtempSync(path.join(tmpdir(), 'td-hardlinks-'));
+    try {
+      mkdirSync(path.join(tree, 'v1/users/o1/sessions'), { recursive: true });
+      writeFileSync(path.join(tree, 'v1/users/o1/sessions/s-1.jsonl'), '{}\n');
+      linkSync(path.join(tree, 'v1/users/o1/sessions/s-1.jsonl'), path.join(tree, 'backup.jsonl'));
+      linkSync(path.join(tree, 'v1/users/o1/sessions/s-1.jsonl'), path.join(tree, 'v1/users/o1/sessions/s-1-again.jsonl'));
+      writeFileSync(path.join(tree, 'copy.jsonl'), '{}\n'); // same bytes, another file: read
+      const files = await discoverJournals([tree], tree);
+      expect(files.map((f) => f.display)).toEqual(['backup.jsonl', 'copy.jsonl']);
     } finally {
       rmSync(tree, { recursive: true, force: true });
     }

@@ -556,13 +556,18 @@ export function readPlainInto(
   scanner: LineScanner,
   offset = 0,
   end = Number.POSITIVE_INFINITY,
-  { size = Number.POSITIVE_INFINITY, maxEvents = Number.POSITIVE_INFINITY, onRead }: { size?: number; maxEvents?: number; onRead?: (bytes: number) => void } = {},
+  { size = Number.POSITIVE_INFINITY, maxEvents = Number.POSITIVE_INFINITY, onRead, onGzipData }: { size?: number; maxEvents?: number; onRead?: (bytes: number) => void; onGzipData?: () => void } = {},
 ): number {
   const buf = (readBuffer ??= Buffer.allocUnsafe(READ_SIZE));
   while (offset < end && scanner.events.length <= maxEvents) {
     const want = Math.min(READ_SIZE, end - offset);
     const n = readSync(fd, buf, 0, want, offset);
     if (n <= 0) return offset;
+    // gzip's magic bytes where a journal's first line starts with `{`: an archive under a plain name.
+    if (offset === 0 && onGzipData && n >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
+      onGzipData();
+      return 0;
+    }
     offset += n;
     scanner.push(n === READ_SIZE ? buf : buf.subarray(0, n));
     onRead?.(n);
@@ -582,7 +587,11 @@ export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {
   const stats = emptyStats(input.display, input.fileIndex);
   const opened = openJournal(input.path, stats);
   if (!opened) return { events: [], stats };
-  if (!isGzipPath(input.path)) return scanPlainFile(input, stats, opened);
+  if (!isGzipPath(input.path)) {
+    const plain = scanPlainFile(input, stats, opened);
+    if (plain) return plain;
+    // gzip data under a plain name (a link to an archive, `.GZ`): read as the archive it is.
+  }
   if (opened.size <= SMALL_ARCHIVE_BYTES) {
     const whole = scanSmallArchive(input, stats, opened.fd);
     if (whole) {
@@ -657,15 +666,17 @@ function scanSmallArchive(input: ScanFileInput, stats: FileStats, fd: number): S
  * A plain journal: one open, one fstat and, for a small file, one read (a tree of 20,000 small
  * sessions spent a third of its scan on a stat before the open and a read that found the end).
  */
-function scanPlainFile(input: ScanFileInput, stats: FileStats, { fd, size }: { fd: number; size: number }): ScanFileOutput {
+function scanPlainFile(input: ScanFileInput, stats: FileStats, { fd, size }: { fd: number; size: number }): ScanFileOutput | null {
   const scanner = new LineScanner(input, stats, 0, { rereadable: true });
+  let gzip = false;
   try {
-    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, { size, maxEvents: input.maxEvents, onRead: input.onRead });
+    readPlainInto(fd, scanner, 0, Number.POSITIVE_INFINITY, { size, maxEvents: input.maxEvents, onRead: input.onRead, onGzipData: () => (gzip = true) });
   } catch (err) {
     stats.error = describeError(err);
   } finally {
-    closeSync(fd);
+    if (!gzip) closeSync(fd);
   }
+  if (gzip) return null; // nothing was pushed: the caller reads it as an archive, from the open descriptor
   scanner.finish();
   return { events: scanner.events, stats };
 }

@@ -79,6 +79,16 @@ describe('scanFile', () => {
     expect(events.every((e) => e.file === path.basename(p) && e.fileIndex === 0)).toBe(true);
   });
 
+  it('reads gzip data under a plain name (a link to an archive, `.GZ`) as the archive it is, small or streamed', async () => {
+    const text = journal(started, llmRound, subStarted, subDone, completed);
+    const big = journal(...Array.from({ length: 3000 }, (_, i) => JSON.stringify({ type: 'turn', ts: TS(0), session_id: 's', turn: i, text: `${i} ${Math.random()}`.repeat(20) })), started, subStarted, subDone, completed);
+    for (const [content, lines] of [[text, 5], [big, 3004]] as const) {
+      const { events, stats } = await scan(file(gzipSync(content), `g${n++}.jsonl`));
+      expect(events.map((e) => e.type)).toEqual(['delegation_started', 'delegation_sub_run_started', 'delegation_sub_run_completed', 'delegation_completed']);
+      expect(stats).toMatchObject({ lines, malformedLines: 0, partialLines: 0, error: null });
+    }
+  });
+
   it('reads a type key that is not first (the pre-filter fallback) and PascalCase types', async () => {
     const reordered = JSON.stringify({ ts: TS(1), session_id: 's', metadata: { delegation_id: D, parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'], agent_count: 1 }, type: 'delegation_started' });
     const pascal = line('DelegationCompleted', TS(2), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 0, succeeded: 0, failed: 0, aggregated_status: 'failed' });

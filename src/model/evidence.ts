@@ -18,7 +18,7 @@ export function happenedAfter(later: Location & { time: Instant | null }, earlie
   return c > 0 || (c === 0 && later.file === earlier.file && later.line > earlier.line);
 }
 
-export type OpenCause = 'paused' | 'cancelled' | 'still running' | 'engine error' | 'crashed' | 'unknown';
+export type OpenCause = 'paused' | 'cancelled' | 'still running' | 'engine error' | 'crashed' | 'journal cut short' | 'unknown';
 
 /** Terminal completions only: a Gen A `paused` (or `waiting`) completion does not settle a run. */
 export function terminalCompletions(run: SubRun) {
@@ -170,6 +170,12 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
       return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${shown.line}, after its last event`, evidence: [{ file: st.file, line: shown.line }] };
   }
   const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
+  // Its last events are the last lines that could be read (a damaged archive): what came after
+  // them is not known, so not a crash either.
+  for (const { file, line } of last) {
+    const st = files.get(file);
+    if (st?.error) return { cause: 'journal cut short', detail: `${file} could not be read after line ${st.lines} (${st.error}): what followed its last event is not known`, evidence: [{ file, line }] };
+  }
   if (sharedGoesOn) {
     const own = last.filter((l) => !isTrackerJournal(l.file));
     return { cause: 'crashed', detail: `its session's files end with its events; ${sharedGoesOn}, which every session writes, goes on with other delegations`, evidence: own };

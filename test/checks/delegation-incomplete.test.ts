@@ -94,6 +94,12 @@ testCheck('delegation-incomplete', {
       fixture: 'trigger-engine-error-repeated-agent-not-started.jsonl',
       findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', symptom: 'No child runs' }],
     },
+    {
+      // An archive cut short (as a crash while archiving leaves it) after the delegation's last
+      // readable lines: what followed is not known, so not "crashed" (the session had ended).
+      fixture: 'trigger-archive-cut-short',
+      findings: [{ severity: 'warning', delegation: 'b7a2e915-3c6d-4f80-9e14-5d2c8a7b6f31', messageIncludes: ['no delegation_completed: journal cut short (', 'could not be read after line 13 (corrupt gzip data'], evidenceLines: ['5e0b9c4a-2f7d-4c1e-b8a3-91d6f20c7e45.jsonl.gz:6', '5e0b9c4a-2f7d-4c1e-b8a3-91d6f20c7e45.jsonl.gz:12'] }],
+    },
   ],
   valid: [
     'missing-start/trap-no-subrun-events.jsonl',

@@ -23,7 +23,7 @@ export const delegationIncomplete: Check = {
       why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
       example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',
       reportLine: '- [warning] delegation-incomplete: no delegation_completed: crashed (its events are the last lines of their files) (j.jsonl:1, j.jsonl:2)',
-      fix: 'Engine error: look for startup or admission errors (missing profile, >32 fan-out agents, model admission). Crashed: the process log. Still running: wait, or use --follow.',
+      fix: 'Engine error: look for startup or admission errors (missing profile, >32 fan-out agents, model admission). Crashed: the process log. Journal cut short: the damaged archive (a crash while archiving); its plain journal may still exist elsewhere. Still running: wait, or use --follow.',
     },
   },
   run({ delegation: d, files, options, expectation }) {

@@ -110,4 +110,19 @@ describe.skipIf(!haveChromium)('html overview filter in headless Chromium', () =
     expect(order).toEqual([...order].sort((a, b) => b - a));
     await context.close();
   });
+
+  it('keeps a 360 px wide page from scrolling sideways: nested delegations\' facts and long Limits lines wrap', async () => {
+    for (const fixture of ['formats/nested-retry.jsonl', 'hostile']) {
+      const html = (await runBin(['--sessions', path.join('fixtures', fixture), '--all', '--format', 'html', '--fail-on', 'none'])).stdout;
+      const f = path.join(dir, `${path.basename(fixture)}.html`);
+      writeFileSync(f, html);
+      const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(`file://${f}`);
+      await page.$$eval('details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, fixture).toBeLessThanOrEqual(360);
+      await context.close();
+    }
+  });
 });

@@ -5,23 +5,26 @@ export const INDENTED_LEVELS = 6;
 const nestedAtLeast = (n: number): string => Array.from({ length: n }, () => 'details.nested').join(' ');
 
 // Inline stylesheet: system fonts only, so the file needs no network. Status colours carry white
-// text (run ids, pills, counts): each keeps a contrast of at least 4.5:1 with it (WCAG AA).
+// text (run ids, pills, counts): each keeps a contrast of at least 4.5:1 with it (WCAG AA). Text
+// drawn in a status colour (links, counts in words, the late label) takes --link/--*-fg, which
+// dark mode lightens to keep 4.5:1 on its backgrounds.
 export const STYLES = `
 :root {
   --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --lane: #f6f8fa; --card: #ffffff; --page: #f3f5f7;
   --ok: #1a7f37; --bad: #cf222e; --vf: #bc4c00; --cancel: #6e7781; --pause: #8250df; --open: #0969da; --unknown: #1b7c83; --partial: #9a6700;
   --err: #cf222e; --warn: #b35900; --info: #0969da; --join: #1f2328;
+  --link: #0969da; --ok-fg: #1a7f37; --bad-fg: #cf222e; --warn-fg: #b35900;
   color-scheme: light;
 }
 @media (prefers-color-scheme: dark) {
-  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #30363d; --lane: #151b23; --card: #0d1117; --page: #010409; --join: #e6edf3; color-scheme: dark; }
+  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #30363d; --lane: #151b23; --card: #0d1117; --page: #010409; --join: #e6edf3; --link: #4493f8; --ok-fg: #3fb950; --bad-fg: #f85149; --warn-fg: #d29922; color-scheme: dark; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--page); color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 main { max-width: 1240px; margin: 0 auto; padding: 20px 24px 48px; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; }
 code { overflow-wrap: anywhere; }
-a { color: var(--open); }
+a { color: var(--link); }
 h1 { font-size: 22px; margin: 0 0 2px; }
 h2 { font-size: 17px; margin: 0 0 10px; display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 h3 { font-size: 14px; margin: 18px 0 6px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
@@ -35,11 +38,11 @@ section.delegation, section.overview { background: var(--card); border: 1px soli
 .pill { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px; font-weight: 600; color: #fff; background: var(--unknown); }
 .pill.st-completed { background: var(--ok); } .pill.st-failed { background: var(--bad); } .pill.st-verification_failed { background: var(--vf); } .pill.st-partial { background: var(--partial); }
 .pill.st-unfinished, .pill.st-paused, .pill.st-waiting { background: var(--pause); } .pill.st-open { background: var(--open); } .pill.st-cancelled { background: var(--cancel); }
-.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(270px, 1fr)); gap: 6px 18px; margin: 0; }
+.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(270px, 100%), 1fr)); gap: 6px 18px; margin: 0; }
 .facts div { min-width: 0; }
 .facts dt { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
 .facts dd { margin: 0; }
-.ok-text { color: var(--ok); font-weight: 600; } .bad-text { color: var(--bad); font-weight: 600; }
+.ok-text { color: var(--ok-fg); font-weight: 600; } .bad-text { color: var(--bad-fg); font-weight: 600; }
 .count { display: inline-block; padding: 0 7px; border-radius: 4px; font-size: 12px; font-weight: 600; color: #fff; }
 .count.sev-error { background: var(--err); } .count.sev-warning { background: var(--warn); } .count.sev-info { background: var(--info); } .count.ok { background: var(--ok); }
 details.preview, details.events, details.outputs { margin-top: 10px; }
@@ -76,7 +79,7 @@ svg.swimlane { display: block; width: 100%; min-width: 760px; height: auto; font
 @keyframes pulse { 50% { stroke-width: 5; } }
 .bar-text { fill: #fff; font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; pointer-events: none; }
 .end-label { fill: var(--fg); font-size: 11.5px; pointer-events: none; }
-.late .end-label { fill: var(--warn); font-weight: 700; }
+.late .end-label { fill: var(--warn-fg); font-weight: 700; }
 .end-label.inside, .late .end-label.inside { fill: #fff; font-weight: 600; }
 .hatch { fill: rgba(20, 30, 40, .35); }
 .late-part { pointer-events: none; }
@@ -100,8 +103,8 @@ ol.findings { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; 
 .fline, .parent-link { overflow-wrap: anywhere; }
 .fruns, .fwhere, .fhint { font-size: 12px; color: var(--muted); margin-top: 2px; overflow-wrap: anywhere; }
 .run-link { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; margin-right: 6px; }
-.none-found { color: var(--ok); margin: 0; }
-ul.limits { margin: 0; padding-left: 20px; color: var(--muted); font-size: 13px; }
+.none-found { color: var(--ok-fg); margin: 0; }
+ul.limits { margin: 0; padding-left: 20px; color: var(--muted); font-size: 13px; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 button.sort { font: inherit; font-weight: inherit; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; text-align: inherit; } th[aria-sort="ascending"] button.sort::after { content: " \\25B2"; content: " \\25B2" / ""; } th[aria-sort="descending"] button.sort::after { content: " \\25BC"; content: " \\25BC" / ""; }

@@ -1,12 +1,12 @@
 import type { Severity } from '../checks/types.js';
-import { BIDI_CONTROLS, spelledOut } from './invisible.js';
+import { BIDI_CONTROLS, spelledOut, ZERO_WIDTH } from './invisible.js';
 import type { Formatter } from './types.js';
 import { shownLocations } from './locations.js';
 
 const COMMAND: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
 
 // Controls other than CR and LF (the runner unescapes those), separators and bidi controls.
-const CONTROLS = new RegExp(`[\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
+const CONTROLS = new RegExp(`[\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}${ZERO_WIDTH}]`, 'g');
 
 /** Other control and bidi characters would reach the log viewer raw (ANSI colours, reordering). */
 function showControls(s: string): string {

@@ -1,7 +1,7 @@
-import { BIDI_CONTROLS, spelledOut } from './invisible.js';
+import { BIDI_CONTROLS, spelledOut, ZERO_WIDTH } from './invisible.js';
 
 // C0/C1 controls, line and paragraph separators, and bidi controls.
-const CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}]`, 'g');
+const CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROLS}${ZERO_WIDTH}]`, 'g');
 
 /**
  * Journal text is untrusted (models wrote it): show control characters and escape sequences

@@ -1,11 +1,11 @@
 // Journal text is untrusted (models wrote it): every string reaches the page through these.
-import { BIDI_CONTROLS, spelledOut } from '../invisible.js';
+import { BIDI_CONTROLS, spelledOut, ZERO_WIDTH } from '../invisible.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 // C0/C1 controls (except tab and newline) and bidi controls could hide or reorder text; show them
 // as \uXXXX. So are the BMP's noncharacters (U+FDD0–FDEF, U+FFFE, U+FFFF): a parse error in HTML.
-const INVISIBLE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\ufdd0-\\ufdef\\ufffe\\uffff${BIDI_CONTROLS}]`, 'g');
+const INVISIBLE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\ufdd0-\\ufdef\\ufffe\\uffff${BIDI_CONTROLS}${ZERO_WIDTH}]`, 'g');
 
 /** Visible form of untrusted text: controls and bidi overrides spelled out. */
 export function visible(s: string): string {

@@ -127,6 +127,8 @@ ${nestedAtLeast(INDENTED_LEVELS + 1)} > section.delegation { padding-left: 0; pa
 #td-tip dd.tip-error { color: #ffaba8; }
 footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
 .table-scroll { overflow-x: auto; }
+/* The table scrolls sideways on a narrow screen: an id keeps its line instead of wrapping to one character's width. */
+section.overview td:first-child { white-space: nowrap; } section.overview td:first-child code { overflow-wrap: normal; }
 fieldset.row-filter { border: 0; padding: 0; margin: 0 0 8px; font-size: 13px; color: var(--muted); }
 fieldset.row-filter legend { float: left; margin-right: 8px; padding: 0; }
 section.overview:has(#rows-error:checked) tr:is(.worst-warning, .worst-info, .worst-none),

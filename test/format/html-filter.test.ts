@@ -124,5 +124,13 @@ describe.skipIf(!haveChromium)('html overview filter in headless Chromium', () =
       expect(width, fixture).toBeLessThanOrEqual(360);
       await context.close();
     }
+    // The overview's ids keep their line (the table scrolls sideways), nested arrows included.
+    const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`file://${file}`);
+    const heights = await page.$$eval('section.overview tbody td:first-child', (cells) => cells.map((c) => (c as HTMLElement).getBoundingClientRect().height));
+    const line = await page.$eval('section.overview thead th', (th) => (th as HTMLElement).getBoundingClientRect().height);
+    expect(Math.max(...heights)).toBeLessThan(1.5 * line); // one line each (wrapped ids took six)
+    await context.close();
   });
 });

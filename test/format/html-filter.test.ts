@@ -6,6 +6,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -131,6 +132,31 @@ describe.skipIf(!haveChromium)('html overview filter in headless Chromium', () =
     const heights = await page.$$eval('section.overview tbody td:first-child', (cells) => cells.map((c) => (c as HTMLElement).getBoundingClientRect().height));
     const line = await page.$eval('section.overview thead th', (th) => (th as HTMLElement).getBoundingClientRect().height);
     expect(Math.max(...heights)).toBeLessThan(1.5 * line); // one line each (wrapped ids took six)
+    await context.close();
+  });
+
+  it('keeps a filtered nested row under its parent: the parent stays, muted, when only the nested one matches', async () => {
+    const T = (x: number) => `2026-03-10T10:00:${String(x).padStart(2, '0')}Z`;
+    const input = journal(
+      ev.started(T(0), { delegation_id: 'outer', parent_run_id: 'root', pattern: 'fan_out', agent_ids: ['planner'] }),
+      ev.subStarted(T(1), { delegation_id: 'outer', sub_run_id: 'p1', parent_run_id: 'root', agent_id: 'planner' }),
+      ev.started(T(2), { delegation_id: 'inner', parent_run_id: 'p1', pattern: 'fan_out', agent_ids: ['writer'] }),
+      ev.subStarted(T(3), { delegation_id: 'inner', sub_run_id: 'w1', parent_run_id: 'p1', agent_id: 'writer' }),
+      ev.subCompleted(T(4), { delegation_id: 'inner', sub_run_id: 'w1', agent_id: 'writer', status: 'failed', error: 'boom' }),
+      ev.completed(T(5), { delegation_id: 'inner', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }), // totals-mismatch: an error
+      ev.subCompleted(T(6), { delegation_id: 'outer', sub_run_id: 'p1', agent_id: 'planner', status: 'completed', output_preview: 'planned it all' }),
+      ev.completed(T(7), { delegation_id: 'outer', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'planned it all' }),
+      ev.started(T(8), { delegation_id: 'other', parent_run_id: 'root2', pattern: 'fan_out', agent_ids: ['x'] }),
+    );
+    const f = path.join(dir, 'nested-filter.html');
+    writeFileSync(f, (await runBin(['--stdin', '--all', '--format', 'html', '--fail-on', 'none'], { input })).stdout);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`file://${f}`);
+    await page.check('#rows-error');
+    const shown = await page.$$eval('section.overview tbody tr', (rs) => rs.filter((r) => (r as HTMLElement).offsetParent !== null).map((r) => [r.querySelector('code')!.textContent, getComputedStyle(r).opacity]));
+    expect(shown).toEqual([['outer', '0.55'], ['inner', '1']]);
+    expect(await page.$eval('label:has(#rows-error)', (l) => l.textContent)).toContain('with errors (1)');
     await context.close();
   });
 });

@@ -109,11 +109,24 @@ export function outputsList(d: DelegationReport, i: number, bars: Map<string, st
   return `<details class="outputs"><summary>Errors and outputs (${rows.length})</summary><ul class="outputs">${rows.join('')}</ul></details>`;
 }
 
+/** For each row, the severities (error, warning) of the findings of the rows nested under it. */
+function nestedSeverities(order: readonly { d: DelegationReport; depth: number }[]): Set<'error' | 'warning'>[] {
+  const out = order.map(() => new Set<'error' | 'warning'>());
+  const open: number[] = []; // the rows above the current one, by depth
+  order.forEach(({ d, depth }, at) => {
+    open.length = depth;
+    for (const f of d.findings) if (f.severity === 'error' || f.severity === 'warning') for (const up of open) out[up].add(f.severity);
+    open[depth] = at;
+  });
+  return out;
+}
+
 /** One row per delegation (nested ones indented under their parent) for multi-delegation reports. */
 export function overviewTable(order: { d: DelegationReport; i: number; depth: number }[]): string {
   // Sort keys for the page's script: it sorts groups (an outer delegation with its nested ones), so nesting survives.
   let group = -1;
-  const rows = order.map(({ d, i, depth }) => {
+  const holds = nestedSeverities(order);
+  const rows = order.map(({ d, i, depth }, at) => {
     if (depth === 0) group++;
     const counts = { error: 0, warning: 0, info: 0 };
     for (const f of d.findings) counts[f.severity]++;
@@ -137,7 +150,9 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
       dur: durMs ?? '',
     };
     const data = Object.entries(keys).map(([k, v]) => ` data-k-${k}="${esc(String(v))}"`).join('');
-    return `<tr class="worst-${worst}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}" title="${esc(headingName(d))}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
+    // A row the filter would hide but whose nested rows it shows stays, muted, so they keep their parent.
+    const context = [...holds[at]].map((sev) => ` holds-${sev}`).join('');
+    return `<tr class="worst-${worst}${context}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}" title="${esc(headingName(d))}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
   });
   // The rows come in journal order; that is start order (what aria-sort claims) only when every delegation has a start.
   const startOrdered = order.every(({ d }) => d.startedMs !== null);

@@ -131,8 +131,11 @@ footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
 section.overview td:first-child { white-space: nowrap; } section.overview td:first-child code { overflow-wrap: normal; }
 fieldset.row-filter { border: 0; padding: 0; margin: 0 0 8px; font-size: 13px; color: var(--muted); }
 fieldset.row-filter legend { float: left; margin-right: 8px; padding: 0; }
-section.overview:has(#rows-error:checked) tr:is(.worst-warning, .worst-info, .worst-none),
-section.overview:has(#rows-warning:checked) tr:is(.worst-info, .worst-none) { display: none; }
+section.overview:has(#rows-error:checked) tr:is(.worst-warning, .worst-info, .worst-none):not(.holds-error),
+section.overview:has(#rows-warning:checked) tr:is(.worst-info, .worst-none):not(.holds-error, .holds-warning) { display: none; }
+/* Shown only as the parent of a nested row the filter shows. */
+section.overview:has(#rows-error:checked) tr.holds-error:is(.worst-warning, .worst-info, .worst-none),
+section.overview:has(#rows-warning:checked) tr:is(.holds-error, .holds-warning):is(.worst-info, .worst-none) { opacity: .55; }
 .bar, .finding { scroll-margin: 90px 0; }
 @media (prefers-reduced-motion: reduce) { .bar:target .shape { animation: none; } }
 @media print {

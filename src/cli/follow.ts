@@ -1120,7 +1120,8 @@ const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(repo
  * Counts and ids stay: a tree that grew is news.
  */
 function whatItSays(d: DelegationReport): DelegationReport {
-  const aboutFile = (l: string) => d.files.some((f) => l.startsWith(`${f}: `));
+  // Its files' lines and those of its sessions' other journals (lines repeated in an archive being written).
+  const aboutFile = (l: string) => /^.*?\.jsonl(?:\.gz)?: /.test(l);
   return { ...d, limits: d.limits.filter((l) => !aboutFile(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingNumbers(f.message) })) };
 }
 

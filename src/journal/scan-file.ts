@@ -152,6 +152,7 @@ export function emptyStats(display: string, fileIndex: number): FileStats {
     partialLines: 0,
     oversizedLines: 0,
     duplicateLines: 0,
+    duplicateIds: [],
     lastLine: 0,
     lastWholeLine: 0,
     note: null,
@@ -451,6 +452,7 @@ export class LineScanner {
     const from = seen.get(digest);
     if (from !== undefined && from !== this.input.fileIndex) {
       this.stats.duplicateLines++;
+      noteDuplicateId(this.stats.duplicateIds, buf, start, end);
       return true;
     }
     if (from === undefined) seen.set(digest, this.input.fileIndex);
@@ -525,6 +527,21 @@ export class LineScanner {
       else this.events.push(result.event);
     }
   }
+}
+
+/** How many delegation ids a file's repeated lines are noted with (a pair repeats one session's few). */
+export const DUPLICATE_IDS_KEPT = 256;
+const DELEGATION_ID_KEY = Buffer.from('"delegation_id":"');
+
+/** The delegation id a repeated line carries, read from its bytes (it is not parsed): so the Limits note goes to that delegation. */
+function noteDuplicateId(ids: string[], buf: Buffer, start: number, end: number): void {
+  const at = buf.indexOf(DELEGATION_ID_KEY, start);
+  if (at < 0 || at >= end) return;
+  const from = at + DELEGATION_ID_KEY.length;
+  const to = buf.indexOf(0x22, from);
+  if (to < 0 || to > end || buf.indexOf(0x5c, from) === to - 1) return; // an escape inside: left out
+  const id = buf.toString('utf8', from, to);
+  if (ids.length < DUPLICATE_IDS_KEPT && !ids.includes(id)) ids.push(id);
 }
 
 /** `{` first, spaces and tabs aside (and a BOM on a file's first line): a line that can be JSON. */

@@ -132,6 +132,8 @@ export interface FileStats {
   oversizedLines: number;
   /** Exact repeats of a line already read from another journal of the session (its .jsonl / .jsonl.gz sibling, or its copy in the other layout). */
   duplicateLines: number;
+  /** The delegation ids those repeated lines carry (up to DUPLICATE_IDS_KEPT): the delegations whose lines were read once, from the other journal. */
+  duplicateIds: string[];
   /** Line number of the last non-blank line. */
   lastLine: number;
   /** Line number of the last non-blank line that ended with its newline (a partial last line is not one). */

@@ -121,6 +121,23 @@ function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStat
 }
 
 /**
+ * The journals of the delegation's sessions whose lines repeated some of its own (a `.jsonl.gz`
+ * and its `.jsonl`, a copy in the other layout): those lines were read once, from another file.
+ */
+export function journalsRepeating(d: Delegation, files: Map<string, FileStats>): FileStats[] {
+  let bySession = sessionsOfFiles.get(files);
+  if (!bySession) sessionsOfFiles.set(files, (bySession = filesBySession([...files.keys()])));
+  const out: FileStats[] = [];
+  for (const sid of new Set(d.files.map(sessionIdOfPath))) {
+    for (const f of bySession.get(sid) ?? []) {
+      const st = files.get(f);
+      if (st && st.duplicateIds.includes(d.id)) out.push(st);
+    }
+  }
+  return out;
+}
+
+/**
  * The newest activity of an open delegation: its own newest event, or the newest time any of
  * `journals` (its files and its sessions' other journals) shows, with the line holding it.
  * The one-off report and follow mode's stale notice judge "still running" on it alike.

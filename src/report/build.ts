@@ -2,7 +2,7 @@ import type { Finding } from '../checks/types.js';
 import { instantToIso } from '../journal/time.js';
 import type { FileStats, Instant, JournalEvent } from '../journal/types.js';
 import { finalCompletion, isUnknownStatus, settlesRun, type Delegation, type SubRun } from '../model/delegation.js';
-import { everyExpectedChildStarted, hasSubRunEvents, loc } from '../model/evidence.js';
+import { everyExpectedChildStarted, hasSubRunEvents, journalsRepeating, loc } from '../model/evidence.js';
 import { expectationFor } from '../model/expected.js';
 import { sortEvents } from '../model/group.js';
 import type { AttemptReport, ChildReport, DelegationReport, TimelineEntry } from './types.js';
@@ -170,8 +170,10 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   for (const f of d.files) {
     const st = files.get(f);
     // Its own untimed events are counted above; the file's count may be another delegation's.
-    if (st) for (const l of fileLimits(st, { untimed: false })) out.push(l);
+    if (st) for (const l of fileLimits(st, { untimed: false, duplicates: false })) out.push(l);
   }
+  // Lines of its own that another journal repeated were read once, from its file: the note names the repeating one.
+  for (const st of journalsRepeating(d, files)) out.push(duplicateLimit(st));
   for (const l of extra) out.push(l);
   return out;
 }

@@ -159,4 +159,22 @@ describe.skipIf(!haveChromium)('html overview filter in headless Chromium', () =
     expect(await page.$eval('label:has(#rows-error)', (l) => l.textContent)).toContain('with errors (1)');
     await context.close();
   });
+
+  it('cuts lane labels by their width, so wide capitals and fullwidth names stay inside the label column', async () => {
+    const T = (x: number) => `2026-03-10T10:00:${String(x).padStart(2, '0')}Z`;
+    const agents = ['MMMMMMMMMMMMMMMMMM', 'ＦＵＬＬＷＩＤＴＨ－ＡＧＥＮＴ', 'a-plain-lowercase-agent-name'];
+    const input = journal(
+      ev.started(T(0), { delegation_id: 'wide', parent_run_id: 'p', pattern: 'fan_out', agent_ids: agents }),
+      ...agents.map((a, i) => ev.subStarted(T(1), { delegation_id: 'wide', sub_run_id: `r${i}`, parent_run_id: 'p', agent_id: a })),
+    );
+    const f = path.join(dir, 'wide-labels.html');
+    writeFileSync(f, (await runBin(['--stdin', '--all', '--format', 'html', '--fail-on', 'none'], { input })).stdout);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`file://${f}`);
+    const lefts = await page.$$eval('text.lane-label', (ts) => ts.map((t) => (t as SVGTextElement).getBBox().x));
+    expect(lefts).toHaveLength(3);
+    for (const x of lefts) expect(x, String(lefts)).toBeGreaterThanOrEqual(0);
+    await context.close();
+  });
 });

@@ -32,6 +32,28 @@ export function clip(s: string, max: number): string {
 }
 
 /**
+ * East Asian wide and fullwidth characters and emoji (two columns), Latin capitals and m, w (wider):
+ * a rough width in average characters, where the SVG cannot measure text before drawing it.
+ */
+function widthOf(ch: string): number {
+  const c = ch.codePointAt(0)!;
+  if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) || (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1faff) || (c >= 0x20000 && c <= 0x3fffd)) return 2;
+  if (c === 0x4d || c === 0x57) return 1.6; // M, W
+  return (c >= 0x41 && c <= 0x5a) || c === 0x6d || c === 0x77 ? 1.35 : 1;
+}
+
+/** At most about `max` average characters wide, with an ellipsis when cut (labels in a fixed-width SVG column). */
+export function clipWidth(s: string, max: number): string {
+  const chars = [...s];
+  const widths = chars.map(widthOf);
+  if (widths.reduce((a, b) => a + b, 0) <= max) return s;
+  let width = 0;
+  let i = 0;
+  while (i < chars.length && width + widths[i] <= max - 1) width += widths[i++];
+  return `${chars.slice(0, Math.max(1, i)).join('')}…`;
+}
+
+/**
  * A journaled text (an error, an output preview) cut at `max` UTF-16 units, saying how much more
  * there is: one page repeats it several times, and a runaway preview must not make it unopenable.
  */

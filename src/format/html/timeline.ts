@@ -2,7 +2,7 @@
 import { parseTimestamp } from '../../journal/time.js';
 import type { AttemptReport, ChildReport, DelegationReport } from '../../report/types.js';
 import { agentLanes, instantMs, lastEventSeen, type Lane } from '../lanes.js';
-import { capText, clip, esc, visible } from './escape.js';
+import { capText, clip, clipWidth, esc, visible } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration, linearScale, offset, ticks, type Scale } from './scale.js';
 import { statusClass, worstSeverity } from './status.js';
@@ -142,7 +142,7 @@ function renderLane(f: Frame, lane: Lane, n: number, top: number, h: number): st
   const out = [`<g class="lane${n % 2 ? ' odd' : ''}" data-agent="${esc(lane.agent)}">`];
   out.push(`<rect class="lane-bg" x="0" y="${top}" width="${W}" height="${h}"/>`);
   const count = lane.rows.length > 1 ? ` ×${lane.rows.length}` : '';
-  out.push(`<text class="lane-label${lane.neverStarted ? ' missing' : ''}" x="${LABEL_W}" y="${top + BAR_Y + BAR_H - 3}" text-anchor="end"><title>${esc(lane.agent)}</title>${esc(clip(visible(lane.agent), 17))}${esc(count)}</text>`);
+  out.push(`<text class="lane-label${lane.neverStarted ? ' missing' : ''}" x="${LABEL_W}" y="${top + BAR_Y + BAR_H - 3}" text-anchor="end"><title>${esc(lane.agent)}</title>${esc(clipWidth(visible(lane.agent), 17))}${esc(count)}</text>`);
   if (lane.neverStarted) out.push(`<text class="note" x="${PLOT_X0 + 6}" y="${top + BAR_Y + BAR_H - 3}">never started (no sub-run journaled for this agent)</text>`);
   let row = 0;
   for (const child of lane.rows) {

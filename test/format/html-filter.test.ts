@@ -130,6 +130,9 @@ describe.skipIf(!haveChromium)('html overview filter in headless Chromium', () =
     const page = await context.newPage();
     await page.goto(`file://${file}`);
     const heights = await page.$$eval('section.overview tbody td:first-child', (cells) => cells.map((c) => (c as HTMLElement).getBoundingClientRect().height));
+    // The legend stays in view when a timeline is scrolled sideways: it is outside the scrolling figure.
+    expect(await page.$$eval('figure.timeline ul.legend', (ls) => ls.length)).toBe(0);
+    expect(await page.$$eval('section.delegation > ul.legend', (ls) => ls.length)).toBeGreaterThan(0);
     const line = await page.$eval('section.overview thead th', (th) => (th as HTMLElement).getBoundingClientRect().height);
     expect(Math.max(...heights)).toBeLessThan(1.5 * line); // one line each (wrapped ids took six)
     await context.close();

@@ -13,7 +13,7 @@ import { indexJournalsParallel } from '../journal/parallel.js';
 import { RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst } from '../journal/recent.js';
 import { scanJournals } from '../journal/scan.js';
 import { inflateArchive } from '../journal/archive.js';
-import { describeError, isGzipPath, LineScanner, noteReadFailure, openJournal, readPlainInto, type EventSink } from '../journal/scan-file.js';
+import { describeError, isGzipPath, LineScanner, noteReadFailure, openJournal, readPlainInto, startsWithGzipMagic, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import { instanceKey, orphanInstanceKey, type Delegation } from '../model/delegation.js';
 import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
@@ -146,6 +146,8 @@ class Follower {
   private readonly defaultOrigin: string | undefined;
   private readonly cwd: string;
   private readonly tails = new Map<string, Tail>();
+  /** Journals with a plain name, by path: whether their first bytes are gzip's (looked at once they hold two bytes). */
+  private readonly gzipUnderPlainName = new Map<string, boolean>();
   /** Digests of the delegation lines read, by `.jsonl`/`.jsonl.gz` pair with two files (see newScanner). */
   private readonly seenByPair = new Map<string, Map<string, number>>();
   /** Files known per pair: a lone journal's lines are not digested (a SHA-1 a delegation line). */
@@ -422,7 +424,7 @@ class Follower {
           } catch {
             // a root that disappeared: keep following what we have
           }
-          for (const f of files) if (!this.tails.has(f.path)) await this.add(f);
+          for (const f of files) if (!this.tails.has(f.path) && !this.linksToFollowed(f.path)) await this.add(f);
           this.watchTree();
         }
         for (const tail of this.tailsToLookAt()) await this.update(tail);
@@ -555,7 +557,32 @@ class Follower {
     if (!this.index) return new LineScanner({ display: file.display, fileIndex, seen });
     // An indexed replay: a plain journal's lines are read again by offset, an archive's are copied.
     const sink: EventSink = (e, buf, start, end, offset) => this.builder!.add(e, buf, start, end, offset);
-    return new LineScanner({ display: file.display, fileIndex, seen, sink }, undefined, 0, { rereadable: !isGzipPath(file.path) });
+    return new LineScanner({ display: file.display, fileIndex, seen, sink }, undefined, 0, { rereadable: !this.isArchive(file) });
+  }
+
+  /** A new name for a journal already followed (a hard link made since): the same journal, not a second one. */
+  private linksToFollowed(p: string): boolean {
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      return false;
+    }
+    if (st.nlink < 2) return false;
+    for (const tail of this.tails.values()) if (tail.ino === st.ino && tail.dev === st.dev) return true;
+    return false;
+  }
+
+  /** Read as an archive: named `.gz`, or holding gzip data under a plain name (a link to an archive), as the plain command reads it. */
+  private isArchive(file: JournalFile): boolean {
+    if (isGzipPath(file.path)) return true;
+    let known = this.gzipUnderPlainName.get(file.path);
+    if (known === undefined) {
+      const sniffed = startsWithGzipMagic(file.path);
+      if (sniffed === null) return false; // empty or unreadable for now: looked at again next time
+      this.gzipUnderPlainName.set(file.path, (known = sniffed));
+    }
+    return known;
   }
 
   /** Drops what a file gave so far (truncated, replaced, or an archive rewritten) and reads it again. */
@@ -645,7 +672,7 @@ class Follower {
     tail.size = st.size;
     tail.mtimeMs = st.mtimeMs;
     tail.scanner.stats.mtimeMs = st.mtimeMs;
-    if (isGzipPath(tail.file.path)) {
+    if (this.isArchive(tail.file)) {
       if (!first && unreadUpTo === undefined) this.reset(tail);
       await this.readArchive(tail);
       // An archive that changes is an old session rewritten: what it holds is replay.

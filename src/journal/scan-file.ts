@@ -6,6 +6,7 @@ import { compareInstants, parseTimestamp } from './time.js';
 import { stopOnDescriptorExhaustion } from './discover.js';
 import { DamagedArchiveEnd, inflateArchive } from './archive.js';
 import type { FileStats, Instant, JournalEvent } from './types.js';
+import { MANY_DUPLICATE_IDS } from './types.js';
 
 export interface ScanFileInput {
   /** Path to open ('-' is not handled here; see scanStream). */
@@ -529,7 +530,7 @@ export class LineScanner {
   }
 }
 
-/** How many delegation ids a file's repeated lines are noted with (a pair repeats one session's few). */
+/** How many delegation ids a file's repeated lines are noted with; past them, MANY_DUPLICATE_IDS. */
 export const DUPLICATE_IDS_KEPT = 256;
 const DELEGATION_ID_KEY = Buffer.from('"delegation_id":"');
 
@@ -541,7 +542,9 @@ function noteDuplicateId(ids: string[], buf: Buffer, start: number, end: number)
   const to = buf.indexOf(0x22, from);
   if (to < 0 || to > end || buf.indexOf(0x5c, from) === to - 1) return; // an escape inside: left out
   const id = buf.toString('utf8', from, to);
-  if (ids.length < DUPLICATE_IDS_KEPT && !ids.includes(id)) ids.push(id);
+  if (ids.includes(id)) return;
+  if (ids.length < DUPLICATE_IDS_KEPT) ids.push(id);
+  else if (ids[ids.length - 1] !== MANY_DUPLICATE_IDS) ids.push(MANY_DUPLICATE_IDS);
 }
 
 /** `{` first, spaces and tabs aside (and a BOM on a file's first line): a line that can be JSON. */
@@ -598,6 +601,25 @@ export function readPlainInto(
 export const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
 
 export const isGzipPath = (p: string) => p.endsWith('.gz');
+
+/** Whether a journal's first bytes are gzip's (an archive under a plain name); null when it holds fewer than two bytes or cannot be read now. */
+export function startsWithGzipMagic(p: string): boolean | null {
+  let fd: number;
+  try {
+    fd = openSync(p, OPEN_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) < 2 ? null : head[0] === 0x1f && head[1] === 0x8b;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Streams one journal (plain or gzip) and returns its delegation-relevant events and counts. */
 export async function scanFile(input: ScanFileInput): Promise<ScanFileOutput> {

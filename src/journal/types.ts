@@ -132,7 +132,7 @@ export interface FileStats {
   oversizedLines: number;
   /** Exact repeats of a line already read from another journal of the session (its .jsonl / .jsonl.gz sibling, or its copy in the other layout). */
   duplicateLines: number;
-  /** The delegation ids those repeated lines carry (up to DUPLICATE_IDS_KEPT): the delegations whose lines were read once, from the other journal. */
+  /** The delegation ids those repeated lines carry (up to DUPLICATE_IDS_KEPT, then MANY_DUPLICATE_IDS): the delegations whose lines were read once, from the other journal. */
   duplicateIds: string[];
   /** Line number of the last non-blank line. */
   lastLine: number;
@@ -157,3 +157,6 @@ export interface ScanResult {
   /** Events counted when `events` was not kept (the streamed `--all` keeps an index instead). */
   eventCount?: number;
 }
+
+/** In FileStats.duplicateIds past its cap: the repeated lines carry more ids than were kept, so the note goes to every delegation of the session. */
+export const MANY_DUPLICATE_IDS = '\u0000many';

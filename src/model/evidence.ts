@@ -2,6 +2,7 @@ import { isTrackerJournal, sessionIdOfPath, TRACKER_STEM } from '../journal/disc
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent, Location, SubRunCompletedEvent } from '../journal/types.js';
+import { MANY_DUPLICATE_IDS } from '../journal/types.js';
 import { finalCompletion, isPausedStatus, isSuccess, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
 import { filesBySession } from './target.js';
 
@@ -131,7 +132,7 @@ export function journalsRepeating(d: Delegation, files: Map<string, FileStats>):
   for (const sid of new Set(d.files.map(sessionIdOfPath))) {
     for (const f of bySession.get(sid) ?? []) {
       const st = files.get(f);
-      if (st && st.duplicateIds.includes(d.id)) out.push(st);
+      if (st && (st.duplicateIds.includes(d.id) || st.duplicateIds.includes(MANY_DUPLICATE_IDS))) out.push(st);
     }
   }
   return out;

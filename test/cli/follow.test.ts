@@ -1,7 +1,7 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -577,6 +577,33 @@ describe('--follow', () => {
     await f.waitFor(/delegation d-x has 2 new events since its report: reported again/, 45_000, 'stderr');
     expect(await f.stop()).toBe(0);
     expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-x', 'd-x']);
+  });
+
+  it('reads gzip data under a plain name (a <sid>.jsonl that is an archive) as the archive it is, as the plain command does', async () => {
+    const dir = tree();
+    writeFileSync(path.join(dir, 's-z.jsonl'), gzipSync(journal(...whole('d-z1'), ...whole('d-z2'))));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(/"id":"d-z2"/);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-z1', 'd-z2']);
+  });
+
+  it('takes a hard link made while following for the journal it names, not for a second journal', async () => {
+    const dir = tree();
+    const v1 = path.join(dir, 'v1', 'users', 'b64-bG9jYWw', 'sessions');
+    mkdirSync(v1, { recursive: true });
+    const followed = path.join(v1, 's-h.jsonl');
+    writeFileSync(followed, journal(...whole('d-h1')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(/"id":"d-h1"/);
+    linkSync(followed, path.join(dir, 's-h.jsonl')); // sorts before the followed path
+    await sleep(600);
+    appendFileSync(followed, journal(...whole('d-h2')));
+    await f.waitFor(/"id":"d-h2"/);
+    await sleep(600);
+    expect(await f.stop()).toBe(0);
+    expect(f.out()).not.toMatch(/repeat another journal/);
+    expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-h1', 'd-h2']);
   });
 
   it('names what it follows in JSON: target.query is the target, or --all without one', async () => {

@@ -117,10 +117,13 @@ export class ArchiveCutShort extends Error {
   }
 }
 
+/** Whether bytes start with gzip's magic number (RFC 1952 §2.3.1), whatever the file is named. */
+export const startsLikeGzip = (head: Uint8Array, length = head.length): boolean => length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+
 /** The length of the gzip header at `at` (RFC 1952 §2.3), or null when none starts there. */
 function readHeader(path: string, at: number): { length: number } | null {
   const head = readAt(path, at, 64 * 1024);
-  if (head.length < 10 || head[0] !== 0x1f || head[1] !== 0x8b || head[2] !== 8) return null;
+  if (head.length < 10 || !startsLikeGzip(head) || head[2] !== 8) return null;
   const flags = head[3];
   let length = 10;
   if (flags & 0x04) length += 2 + (head.length >= length + 2 ? head.readUInt16LE(length) : 0); // FEXTRA

@@ -4,7 +4,7 @@ import { JunkTail } from './junk-tail.js';
 import { normalizeLine, TYPE_ALIASES } from './normalize.js';
 import { compareInstants, parseTimestamp } from './time.js';
 import { stopOnDescriptorExhaustion } from './discover.js';
-import { DamagedArchiveEnd, inflateArchive } from './archive.js';
+import { DamagedArchiveEnd, inflateArchive, startsLikeGzip } from './archive.js';
 import type { FileStats, Instant, JournalEvent } from './types.js';
 import { MANY_DUPLICATE_IDS } from './types.js';
 
@@ -584,7 +584,7 @@ export function readPlainInto(
     const n = readSync(fd, buf, 0, want, offset);
     if (n <= 0) return offset;
     // gzip's magic bytes where a journal's first line starts with `{`: an archive under a plain name.
-    if (offset === 0 && onGzipData && n >= 2 && buf[0] === 0x1f && buf[1] === 0x8b) {
+    if (offset === 0 && onGzipData && startsLikeGzip(buf, n)) {
       onGzipData();
       return 0;
     }
@@ -613,7 +613,8 @@ export function startsWithGzipMagic(p: string): boolean | null {
   try {
     if (!fstatSync(fd).isFile()) return null;
     const head = Buffer.alloc(2);
-    return readSync(fd, head, 0, 2, 0) < 2 ? null : head[0] === 0x1f && head[1] === 0x8b;
+    const n = readSync(fd, head, 0, 2, 0);
+    return n < 2 ? null : startsLikeGzip(head, n);
   } catch {
     return null;
   } finally {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import { gunzipped, inflateArchive } from './archive.js';
+import { gunzipped, inflateArchive, startsLikeGzip } from './archive.js';
 import type { JournalFile } from './discover.js';
 import { scanFile, scanStream } from './scan-file.js';
 import type { ScanResult } from './types.js';
@@ -96,15 +96,13 @@ async function* failing(err: unknown): AsyncGenerator<Buffer> {
   throw err;
 }
 
-const GZIP_MAGIC = [0x1f, 0x8b];
-
 /** The stream's bytes (none lost to looking), and whether they start with gzip's magic number. */
 async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Readable }> {
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
   // Enough bytes to tell (a pipe may deliver one at a time).
   let head = Buffer.alloc(0);
   let ended = false;
-  while (head.length < GZIP_MAGIC.length) {
+  while (head.length < 2) {
     const next = await chunks.next();
     if (next.done) {
       ended = true;
@@ -121,5 +119,5 @@ async function sniffGzip(stream: Readable): Promise<{ gzip: boolean; stream: Rea
       yield next.value;
     }
   }
-  return { gzip: head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1], stream: Readable.from(replay(), { objectMode: false }) };
+  return { gzip: startsLikeGzip(head), stream: Readable.from(replay(), { objectMode: false }) };
 }

@@ -101,14 +101,20 @@ export function newestTimeIn(st: FileStats, { wholeLinesOnly = false } = {}): { 
 
 const sessionsOfFiles = new WeakMap<Map<string, FileStats>, Map<string, string[]>>();
 
+/** A scan's journals by session id, listed once per scan. */
+function sessionFiles(files: Map<string, FileStats>): Map<string, string[]> {
+  let bySession = sessionsOfFiles.get(files);
+  if (!bySession) sessionsOfFiles.set(files, (bySession = filesBySession([...files.keys()])));
+  return bySession;
+}
+
 /**
  * The other journals of the delegation's sessions: a plain `<sid>.jsonl` that goes on after its
  * `.jsonl.gz` archive, a copy in the other layout or owner folder. A session that went on in one
  * of them went on, whichever file the delegation's own lines are in.
  */
 function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStats[] {
-  let bySession = sessionsOfFiles.get(files);
-  if (!bySession) sessionsOfFiles.set(files, (bySession = filesBySession([...files.keys()])));
+  const bySession = sessionFiles(files);
   const own = new Set(d.files);
   const out: FileStats[] = [];
   for (const sid of new Set(d.files.map(sessionIdOfPath))) {
@@ -126,8 +132,7 @@ function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStat
  * and its `.jsonl`, a copy in the other layout): those lines were read once, from another file.
  */
 export function journalsRepeating(d: Delegation, files: Map<string, FileStats>): FileStats[] {
-  let bySession = sessionsOfFiles.get(files);
-  if (!bySession) sessionsOfFiles.set(files, (bySession = filesBySession([...files.keys()])));
+  const bySession = sessionFiles(files);
   const out: FileStats[] = [];
   for (const sid of new Set(d.files.map(sessionIdOfPath))) {
     for (const f of bySession.get(sid) ?? []) {

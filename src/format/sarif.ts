@@ -34,13 +34,26 @@ function fenced(text: string): string {
   return `${fence}\n${text}\n${fence}`;
 }
 
+/** GitHub code scanning limits a rule's fullDescription.text to 1,000 characters (its "SARIF support" reference). */
+export const MAX_FULL_DESCRIPTION = 1000;
+
+/** The text whole when it fits, else its sentences that fit and ` …` (help keeps the whole text). */
+function fullDescription(text: string): string {
+  if (text.length <= MAX_FULL_DESCRIPTION) return text;
+  const head = text.slice(0, MAX_FULL_DESCRIPTION - 1);
+  const end = head.lastIndexOf('. ');
+  // A first sentence longer than the limit is cut at a space instead.
+  const cut = end > 0 ? head.slice(0, end + 1) : head.slice(0, Math.max(head.lastIndexOf(' '), 1));
+  return `${cut.slice(0, MAX_FULL_DESCRIPTION - 2)} …`;
+}
+
 function ruleFromMeta(meta: CheckMeta) {
   const { why, fix, example, reportLine } = meta.docs;
   return {
     id: meta.id,
     name: pascalCase(meta.id),
     shortDescription: { text: meta.description },
-    fullDescription: { text: why },
+    fullDescription: { text: fullDescription(why) },
     help: {
       text: `${why}\n\nFix: ${fix}\n\nExample journal lines:\n${example}\n\nReport line: ${reportLine}`,
       markdown: `${why}\n\n**Fix:** ${fix}\n\n**Example journal lines:**\n\n${fenced(example)}\n\n**Report line:**\n\n${fenced(reportLine)}`,
@@ -63,7 +76,7 @@ function ruleForFinding(f: Finding) {
     id: f.id,
     name: pascalCase(f.id),
     shortDescription: { text: `trace-delegation check ${f.id}` },
-    fullDescription: { text },
+    fullDescription: { text: fullDescription(text) },
     help: { text, markdown: text },
     properties: { symptom: f.symptom, tags: ['trace-delegation'] },
   };

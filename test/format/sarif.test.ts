@@ -79,6 +79,24 @@ describe('--format sarif', () => {
     await expect(snapshotView(r.stdout)).toMatchFileSnapshot('./__snapshots__/retry-and-failure.sarif');
   });
 
+  it("keeps each rule's fullDescription within GitHub's 1,000 characters: a longer why is cut at a sentence, whole in help", async () => {
+    const log = JSON.parse((await runFormat('sarif', RETRY_AND_FAILURE)).stdout);
+    expectValid(log);
+    const rules = log.runs[0].tool.driver.rules as { id: string; fullDescription: { text: string }; help: { text: string } }[];
+    const long = CHECKS.filter((c) => c.meta.docs.why.length > 1000);
+    expect(long.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      const why = CHECK_META_BY_ID.get(rule.id)!.docs.why;
+      expect(rule.fullDescription.text.length, rule.id).toBeLessThanOrEqual(1000);
+      expect(rule.help.text.startsWith(why), rule.id).toBe(true);
+      if (why.length <= 1000) expect(rule.fullDescription.text).toBe(why);
+      else {
+        expect(rule.fullDescription.text).toMatch(/\. …$/);
+        expect(why.startsWith(rule.fullDescription.text.slice(0, -2))).toBe(true);
+      }
+    }
+  });
+
   it('stays valid with hostile text; brackets cannot form embedded links and controls are shown escaped', async () => {
     const r = await runFormat('sarif', HOSTILE_TEXT);
     const log = JSON.parse(r.stdout);

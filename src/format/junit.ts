@@ -33,11 +33,11 @@ const caseName = (f: Finding) => {
 
 const where = (f: Finding) => f.evidence.map((e) => `${e.file}:${e.line}`).join(', ');
 
-function failingCase(d: DelegationReport, f: Finding): string[] {
+function failingCase(d: DelegationReport, f: Finding, name: string): string[] {
   const body = [`[${f.severity}] ${f.id}: ${f.message}`, where(f) && `evidence: ${where(f)}`, `symptom: ${f.symptom}; check: ${f.check}`].filter(Boolean).join('\n');
   const first = f.evidence[0];
   return [
-    `    <testcase${attrs({ classname: `trace-delegation.${d.key}`, name: caseName(f), ...(first ? { file: first.file, line: first.line } : {}) })}>`,
+    `    <testcase${attrs({ classname: `trace-delegation.${d.key}`, name, ...(first ? { file: first.file, line: first.line } : {}) })}>`,
     `      <failure${attrs({ type: f.id, message: f.message })}>${xmlText(body)}</failure>`,
     '    </testcase>',
   ];
@@ -58,8 +58,22 @@ function suite(d: DelegationReport, ctx: FormatContext): string[] {
   const failing = d.findings.filter((f) => atOrAbove(f, ctx.failOn));
   const below = d.findings.filter((f) => !atOrAbove(f, ctx.failOn));
   const threshold = ctx.failOn === 'none' ? 'no failure threshold (--fail-on none)' : `no finding at or above ${ctx.failOn}`;
+  // GitLab keeps only the first case of a name: a repeated one (names cut at 160, ages left out) is numbered.
+  const used = new Set<string>();
+  const next = new Map<string, number>();
+  const names = failing.map((f) => {
+    const base = caseName(f);
+    let name = base;
+    while (used.has(name)) {
+      const n = next.get(base) ?? 2;
+      next.set(base, n + 1);
+      name = `${base} (${n})`;
+    }
+    used.add(name);
+    return name;
+  });
   const cases = failing.length
-    ? failing.flatMap((f) => failingCase(d, f))
+    ? failing.flatMap((f, i) => failingCase(d, f, names[i]))
     : [`    <testcase${attrs({ classname: `trace-delegation.${d.key}`, name: threshold })}/>`];
   // Findings under the threshold do not fail, but stay visible in the suite's output.
   const out = below.length ? [`    <system-out>${xmlText(below.map((f) => `[${f.severity}] ${f.id}: ${f.message}${where(f) ? ` (${where(f)})` : ''}`).join('\n'))}</system-out>`] : [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatJunit } from '../../src/format/junit.js';
 import { parseXmlDocument, type XmlNode } from '../helpers/xml.js';
+import { runBin } from '../helpers/cli.js';
 import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat } from './ci-run.js';
 
 /** The root element of a strictly parsed XML document. */
@@ -73,6 +74,25 @@ describe('--format junit', () => {
     await expect(r.stdout).toMatchFileSnapshot('./__snapshots__/retry-and-failure.junit.xml');
     const [testcase] = all(parseXml(r.stdout), 'testcase');
     expect(testcase.attributes).toMatchObject({ classname: 'trace-delegation.f0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a4b', file: 'fixtures/formats/retry-and-failure.jsonl', line: '5' });
+  });
+
+  it('names every case of a suite differently: GitLab keeps only the first of cases with one name', async () => {
+    // Two runs whose long ids differ only past the 160 characters a case name keeps: both never complete.
+    const ev = (type: string, s: number, metadata: object) => JSON.stringify({ type, ts: `2025-11-04T10:00:0${s}.000000000+00:00`, session_id: 's-1', metadata });
+    const d = { delegation_id: 'd-1', parent_run_id: 'p-1' };
+    const run = (n: number) => `run-${'x'.repeat(200)}-${n}`;
+    const input = [
+      ev('delegation_started', 1, { ...d, agent_count: 2, agent_ids: ['a', 'b'], pattern: 'fan_out' }),
+      ev('delegation_sub_run_started', 2, { ...d, agent_id: 'a', depth: 1, retry_of: null, status: 'running', sub_run_id: run(1) }),
+      ev('delegation_sub_run_started', 3, { ...d, agent_id: 'b', depth: 1, retry_of: null, status: 'running', sub_run_id: run(2) }),
+      ev('delegation_completed', 5, { delegation_id: 'd-1', aggregated_status: 'completed', total_sub_runs: 2, succeeded: 2, failed: 0 }),
+    ].join('\n');
+    const r = await runBin(['--stdin', '--format', 'junit', '--fail-on', 'info'], { input });
+    const cases = all(parseXml(r.stdout), 'testcase');
+    expect(all(parseXml(r.stdout), 'failure').filter((f) => f.attributes.type === 'missing-completion')).toHaveLength(2);
+    const names = cases.map((c) => `${c.attributes.classname} ${c.attributes.name}`);
+    expect(new Set(names).size).toBe(names.length);
+    for (const c of cases) expect(c.attributes.name.length).toBeLessThanOrEqual(170);
   });
 
   it('escapes hostile text and drops characters XML 1.0 forbids, keeping the rest intact', async () => {

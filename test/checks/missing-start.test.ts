@@ -120,6 +120,18 @@ testCheck('missing-start', {
       ],
     },
     {
+      // A Gen A/B fork child timed out on its own per-agent timeout: that stops no launch, so coder's third child vanished.
+      fixture: 'trigger-fork-per-agent-timeout.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          delegation: 'd-fork-per-agent',
+          messageIncludes: ['agent coder: 1 expected child never started and the totals do not account for it', 'total_sub_runs 2 − 2 started = 0 < 1 missing'],
+          evidenceLines: ['trigger-fork-per-agent-timeout.jsonl:1', 'trigger-fork-per-agent-timeout.jsonl:6'],
+        },
+      ],
+    },
+    {
       // An agent replaced by another (security-auditor ran instead of reviewer).
       fixture: 'agent-set-mismatch/trigger-unknown-agent.jsonl',
       findings: [{ severity: 'error', messageIncludes: 'agent reviewer: 1 expected child never started' }],

@@ -49,10 +49,10 @@ function renderDelegation(p: Page, top: DelegationReport): string {
     const d = stack.pop()!;
     p.done.add(d.key);
     const i = p.sections.get(d.key)!;
-    const { svg, tips } = renderTimeline(d, i, { keys: p.keys, sections: p.sections });
+    const { figure, tips } = renderTimeline(d, i, { keys: p.keys, sections: p.sections });
     Object.assign(p.tips, tips);
     const kids = d.nested.filter((k) => p.keys.has(k) && !p.done.has(k)).map((k) => p.keys.get(k)!);
-    const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}${legend()}<figure class="timeline">${svg}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${outputsList(d, i, p.bars)}${eventList(d)}`;
+    const own = `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}${legend()}<figure class="timeline">${figure}</figure>${findingsList(d, i, p.bars)}${limitsList(d.limits)}${outputsList(d, i, p.bars)}${eventList(d)}`;
     order.push({ d, own, kids });
     for (const k of kids) depthOf.set(k.key, depthOf.get(d.key)! + 1);
     for (let n = kids.length - 1; n >= 0; n--) stack.push(kids[n]);

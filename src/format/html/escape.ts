@@ -42,6 +42,13 @@ function widthOf(ch: string): number {
   return (c >= 0x41 && c <= 0x5a) || c === 0x6d || c === 0x77 ? 1.35 : 1;
 }
 
+/** Estimated width of `s` in average characters (as clipWidth counts them). */
+export function textUnits(s: string): number {
+  let n = 0;
+  for (const ch of s) n += widthOf(ch);
+  return n;
+}
+
 /** At most about `max` average characters wide, with an ellipsis when cut (labels in a fixed-width SVG column). */
 export function clipWidth(s: string, max: number): string {
   const chars = [...s];

@@ -1,3 +1,5 @@
+import { TIMELINE_MIN_WIDTH } from './timeline.js';
+
 /** Nesting levels the page indents; deeper delegations line up with the last indented one (a 1,000-deep chain stays readable). */
 export const INDENTED_LEVELS = 6;
 
@@ -59,14 +61,20 @@ figure.timeline { margin: 14px 0 0; overflow-x: auto; }
 .sw.st-cancelled { background: var(--cancel); } .sw.st-paused { background: var(--pause); } .sw.st-open { background: linear-gradient(90deg, var(--open) 30%, rgba(9, 105, 218, .18)); }
 .sw.line { width: 2px; height: 14px; border-radius: 0; background: var(--join); } .sw.line.start { background: repeating-linear-gradient(var(--muted) 0 3px, transparent 3px 6px); }
 .sw.late { background: repeating-linear-gradient(45deg, var(--ok) 0 3px, #6b7a8a 3px 5px); }
-svg.swimlane { display: block; width: 100%; min-width: 760px; height: auto; font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+/* The lane names and the SVG share one grid cell; the figure scrolls rather than shrink the SVG's text below 11 px. */
+.tl { display: grid; min-width: ${TIMELINE_MIN_WIDTH}px; } .tl > * { grid-area: 1 / 1; }
+svg.swimlane { display: block; width: 100%; height: auto; font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+.lane-names { position: sticky; left: 0; z-index: 1; justify-self: start; background: var(--bg); box-shadow: 1px 0 0 var(--line); font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+.lane-head, .lane-name { position: absolute; left: 0; right: 0; }
+.lane-head { top: 0; display: flex; align-items: flex-end; justify-content: flex-end; padding: 0 8px 7px 0; color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .05em; }
+.lane-name { background: var(--bg); } .lane-name.odd { background: var(--lane); }
 .lane-bg { fill: var(--bg); } .lane.odd .lane-bg { fill: var(--lane); }
 .grid { stroke: var(--line); stroke-dasharray: 2 3; }
-.tick { fill: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; }
-.axis-title { fill: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .05em; }
-.lane-label { fill: var(--fg); font-weight: 600; font-size: 12.5px; }
-.lane-label.missing { fill: var(--muted); font-style: italic; font-weight: 400; }
-.note { fill: var(--muted); font-style: italic; font-size: 11.5px; }
+.tick { fill: var(--muted); font-size: 12px; font-variant-numeric: tabular-nums; }
+.lane-label { position: absolute; left: 0; right: 8px; display: flex; align-items: center; justify-content: flex-end; gap: 4px; white-space: nowrap; color: var(--fg); font-weight: 600; font-size: 12.5px; }
+.lane-agent { overflow: hidden; text-overflow: ellipsis; min-width: 0; } .lane-count { flex: none; }
+.lane-label.missing { color: var(--muted); font-style: italic; font-weight: 400; }
+.note { fill: var(--muted); font-style: italic; font-size: 12px; }
 .bar { cursor: default; outline: none; }
 .bar .shape { fill: var(--unknown); stroke: rgba(0,0,0,.22); stroke-width: 1; }
 .bar.st-completed .shape { fill: var(--ok); } .bar.st-failed .shape { fill: var(--bad); } .bar.st-verification_failed .shape { fill: var(--vf); }
@@ -77,19 +85,19 @@ svg.swimlane { display: block; width: 100%; min-width: 760px; height: auto; font
 .bar:hover .shape, .bar:focus .shape, .bar.hl .shape, .bar:target .shape { stroke: var(--fg); stroke-width: 2.5; stroke-dasharray: none; }
 .bar:target .shape { animation: pulse 1.2s ease-in-out 2; }
 @keyframes pulse { 50% { stroke-width: 5; } }
-.bar-text { fill: #fff; font: 11px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; pointer-events: none; }
-.end-label { fill: var(--fg); font-size: 11.5px; pointer-events: none; }
+.bar-text { fill: #fff; font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; pointer-events: none; }
+.end-label { fill: var(--fg); font-size: 12px; pointer-events: none; }
 .late .end-label { fill: var(--warn-fg); font-weight: 700; }
 .end-label.inside, .late .end-label.inside { fill: #fff; font-weight: 600; }
 .hatch { fill: rgba(20, 30, 40, .35); }
 .late-part { pointer-events: none; }
-.start-line line { stroke: var(--muted); stroke-width: 1.2; stroke-dasharray: 3 3; } .start-line text { fill: var(--muted); font-size: 11px; }
-.join-line line { stroke: var(--join); stroke-width: 2; } .join-line text { fill: var(--join); font-weight: 700; font-size: 11.5px; }
-.no-join { fill: var(--muted); font-style: italic; font-size: 11px; }
-.retry-link path { fill: none; stroke: var(--muted); stroke-width: 1.4; } .retry-link text { fill: var(--muted); font-size: 10px; }
+.start-line line { stroke: var(--muted); stroke-width: 1.2; stroke-dasharray: 3 3; } .start-line text { fill: var(--muted); font-size: 12px; }
+.join-line line { stroke: var(--join); stroke-width: 2; } .join-line text { fill: var(--join); font-weight: 700; font-size: 12px; }
+.no-join { fill: var(--muted); font-style: italic; font-size: 12px; }
+.retry-link path { fill: none; stroke: var(--muted); stroke-width: 1.4; } .retry-link text { fill: var(--muted); font-size: 12px; }
 .arrowhead { fill: var(--muted); }
 .marker line { stroke: var(--fg); stroke-width: 2; }
-.badge circle { stroke: var(--bg); stroke-width: 1.5; } .badge text { fill: #fff; font-weight: 800; font-size: 11px; pointer-events: none; }
+.badge circle { stroke: var(--bg); stroke-width: 1.5; } .badge text { fill: #fff; font-weight: 800; font-size: 12px; pointer-events: none; }
 .badge.sev-error circle { fill: var(--err); } .badge.sev-warning circle { fill: var(--warn); } .badge.sev-info circle { fill: var(--info); }
 .nested-span rect { fill: var(--pause); stroke: var(--bg); }
 .nested-span.st-completed rect { fill: var(--ok); } .nested-span.st-failed rect { fill: var(--bad); } .nested-span.st-partial rect { fill: var(--partial); } .nested-span.st-open rect { fill: var(--open); }
@@ -141,5 +149,6 @@ section.overview:has(#rows-warning:checked) tr:is(.holds-error, .holds-warning):
 @media print {
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .table-scroll, figure.timeline { overflow: visible; }
+  .tl { min-width: 0; }
 }
 `;

@@ -2,7 +2,7 @@
 import { parseTimestamp } from '../../journal/time.js';
 import type { AttemptReport, ChildReport, DelegationReport } from '../../report/types.js';
 import { agentLanes, instantMs, lastEventSeen, type Lane } from '../lanes.js';
-import { capText, clip, clipWidth, esc, visible } from './escape.js';
+import { capText, clip, clipWidth, esc, textUnits, visible } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration, linearScale, offset, ticks, type Scale } from './scale.js';
 import { statusClass, worstSeverity } from './status.js';
@@ -20,7 +20,8 @@ export interface TimelineContext {
 }
 
 const W = 1160;
-const LABEL_W = 150;
+/** The lane-name column (HTML, kept in view when the figure scrolls sideways) covers x < LABEL_COL. */
+const LABEL_COL = 158;
 const PLOT_X0 = 166;
 const PLOT_X1 = W - 190;
 const AXIS_H = 40;
@@ -28,7 +29,12 @@ const ROW_H = 34;
 const BAR_Y = 9;
 const BAR_H = 15;
 const LANE_PAD = 6;
-const CHAR_W = 6.4;
+/** Average character widths of the SVG's 12 px text (DejaVu Sans, the widest common system font), plain, bold and monospace. */
+const CHAR_W = 6.8;
+const BOLD_W = 7.6;
+const MONO_W = 7.3;
+/** The SVG's text is at least 12 px: drawn no narrower than this, it renders at least 11 px (the page's small text); narrower figures scroll. */
+export const TIMELINE_MIN_WIDTH = Math.ceil((W * 11) / 12);
 
 interface Frame {
   d: DelegationReport;
@@ -80,14 +86,14 @@ export function hasTimeline(d: DelegationReport, ctx: TimelineContext): boolean 
   return domain(d, ctx, last ? instantMs(last.instant) : null) !== null;
 }
 
-/** The SVG for one delegation plus the hover cards of its bars, keyed by bar id. */
-export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineContext): { svg: string; tips: Record<string, Tip> } {
+/** The timeline for one delegation (lane names and the SVG) plus the hover cards of its bars, keyed by bar id. */
+export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineContext): { figure: string; tips: Record<string, Tip> } {
   const tips: Record<string, Tip> = {};
   const last = lastEventSeen(d, ctx.keys);
   const lastMs = last ? instantMs(last.instant) : null;
   const dom = domain(d, ctx, lastMs);
   const lanes = agentLanes(d);
-  if (!dom) return { svg: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
+  if (!dom) return { figure: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
   const scale = linearScale(dom[0], dom[1], PLOT_X0, PLOT_X1);
   const f: Frame = { d, i, scale, origin: d.startedMs ?? dom[0], joinMs: d.completedMs, lastMs, ctx, tips, overlay: [], findingsByRun: findingsByRun(d), childIndex: new Map(d.children.map((c, j) => [c, j] as const)) };
   const heights = lanes.map((l) => Math.max(rowCount(l), 1) * ROW_H + LANE_PAD);
@@ -101,7 +107,27 @@ export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineCont
   parts.push(guides(f, height), ...f.overlay);
   const label = `Timeline of delegation ${d.id}: ${lanes.length} ${lanes.length === 1 ? 'lane' : 'lanes'}, ${d.children.reduce((s, c) => s + c.attempts.length, 0)} sub-run attempts`;
   const svg = `<svg class="swimlane" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${esc(label)}" data-delegation="${sectionId(i)}" xmlns="http://www.w3.org/2000/svg">${parts.join('')}</svg>`;
-  return { svg, tips };
+  return { figure: `<div class="tl">${laneNames(lanes, heights, height)}${svg}</div>`, tips };
+}
+
+const pct = (part: number, whole: number): string => `${+((part / whole) * 100).toFixed(4)}%`;
+
+/**
+ * Lane names in an HTML column over the SVG's left edge, placed in percentages of its size so they
+ * follow its scale. It is sticky: a timeline scrolled sideways keeps its bars named.
+ */
+function laneNames(lanes: Lane[], heights: number[], height: number): string {
+  const out = [`<div class="lane-names" style="width:${pct(LABEL_COL, W)}"><div class="lane-head" style="height:${pct(AXIS_H, height)}">agent</div>`];
+  let top = AXIS_H;
+  lanes.forEach((lane, n) => {
+    const count = lane.rows.length > 1 ? `<span class="lane-count">×${lane.rows.length}</span>` : '';
+    out.push(
+      `<div class="lane-name${n % 2 ? ' odd' : ''}" data-agent="${esc(lane.agent)}" style="top:${pct(top, height)};height:${pct(heights[n], height)}"><span class="lane-label${lane.neverStarted ? ' missing' : ''}" title="${esc(lane.agent)}" style="top:${pct(BAR_Y, heights[n])};height:${pct(BAR_H, heights[n])}"><span class="lane-agent">${esc(clipWidth(visible(lane.agent), 17))}</span>${count}</span></div>`,
+    );
+    top += heights[n];
+  });
+  out.push('</div>');
+  return out.join('');
 }
 
 function defs(i: number): string {
@@ -115,7 +141,7 @@ function axis(f: Frame, height: number): string {
     const x = f.scale.x(f.origin + t).toFixed(1);
     out.push(`<line class="grid" x1="${x}" x2="${x}" y1="${AXIS_H - 6}" y2="${height - 6}"/><text class="tick" x="${x}" y="${AXIS_H - 11}" text-anchor="middle">${esc(offset(t))}</text>`);
   }
-  out.push(`<text class="axis-title" x="${LABEL_W}" y="${AXIS_H - 11}" text-anchor="end">agent</text></g>`);
+  out.push(`</g>`);
   return out.join('');
 }
 
@@ -141,8 +167,6 @@ const rowCount = (lane: Lane): number => lane.rows.reduce((n, child) => n + Math
 function renderLane(f: Frame, lane: Lane, n: number, top: number, h: number): string {
   const out = [`<g class="lane${n % 2 ? ' odd' : ''}" data-agent="${esc(lane.agent)}">`];
   out.push(`<rect class="lane-bg" x="0" y="${top}" width="${W}" height="${h}"/>`);
-  const count = lane.rows.length > 1 ? ` ×${lane.rows.length}` : '';
-  out.push(`<text class="lane-label${lane.neverStarted ? ' missing' : ''}" x="${LABEL_W}" y="${top + BAR_Y + BAR_H - 3}" text-anchor="end"><title>${esc(lane.agent)}</title>${esc(clipWidth(visible(lane.agent), 17))}${esc(count)}</text>`);
   if (lane.neverStarted) out.push(`<text class="note" x="${PLOT_X0 + 6}" y="${top + BAR_Y + BAR_H - 3}">never started (no sub-run journaled for this agent)</text>`);
   let row = 0;
   for (const child of lane.rows) {
@@ -176,7 +200,7 @@ function retryLink(f: Frame, fromX: number | null, toX: number | null, top: numb
   const toLeft = toX - 3;
   const label = `retry ${attempt}`;
   // Just above the arrow, left of the retry's bar; above the bar's start when the plot has no room there.
-  const lx = toLeft - 4 - label.length * CHAR_W >= PLOT_X0 ? `<text x="${(toLeft - 4).toFixed(1)}" y="${(y1 - 3).toFixed(1)}" text-anchor="end">${label}</text>` : `<text x="${toX.toFixed(1)}" y="${(top + BAR_Y - 2).toFixed(1)}">${label}</text>`;
+  const lx = toLeft - 4 - textUnits(label) * CHAR_W >= PLOT_X0 ? `<text x="${(toLeft - 4).toFixed(1)}" y="${(y1 - 3).toFixed(1)}" text-anchor="end">${label}</text>` : `<text x="${toX.toFixed(1)}" y="${(top + BAR_Y - 2).toFixed(1)}">${label}</text>`;
   // A retry that started before the attempt above ended (its completion was journaled after the
   // batch): a short drop onto the retry's start, not a line back across its bar.
   const d = toX >= fromX ? `M${fromX.toFixed(1)} ${y0} C${fromX.toFixed(1)} ${y1} ${fromX.toFixed(1)} ${y1} ${toLeft.toFixed(1)} ${y1}` : `M${(toX + 6).toFixed(1)} ${y0} L${(toX + 6).toFixed(1)} ${top + BAR_Y - 1}`;
@@ -224,14 +248,17 @@ function renderAttempt(f: Frame, a: AttemptReport, id: string, top: number): { s
   const attrs = `id="${id}" class="bar ${cls}${open ? ' open' : ''}${late ? ' late' : ''}" tabindex="0" data-tip="${id}" data-run="${esc(a.runId)}" data-agent="${esc(a.agentId ?? '?')}" data-status="${esc(a.status ?? (open ? 'open' : 'unknown'))}"`;
   const title = `<title>${esc(tipText(f.tips[id]))}</title>`;
   // No time to place it at: say so in its row rather than leave the lane looking as if it never ran.
-  if (a.startMs === null && a.endMs === null) return { svg: `<g ${attrs}>${title}<text class="note shape-note" x="${PLOT_X0 + 6}" y="${y + BAR_H - 4}">${esc(clip(visible(a.runId), 40))} · ${esc(a.status ?? 'no status')} · no journaled time parses</text></g>`, x0: null, x1: null };
+  if (a.startMs === null && a.endMs === null) {
+    const note = `${clip(visible(a.runId), 40)} · ${visible(a.status ?? 'no status')} · no journaled time parses`;
+    return { svg: `<g ${attrs}>${title}${fitted('note shape-note', PLOT_X0 + 6, y + BAR_H - 4, 'start', note, (W - 4 - PLOT_X0 - 6) / CHAR_W)}</g>`, x0: null, x1: null };
+  }
   if (a.startMs === null) {
     // A completion without a start: a diamond where it completed.
     const x = scale.x(a.endMs!);
     const s = BAR_H / 2;
     const body = `<path class="shape" d="M${x.toFixed(1)} ${y} l${s} ${s} l${-s} ${s} l${-s} ${-s} z" data-x0="${x.toFixed(2)}" data-x1="${x.toFixed(2)}"/>`;
     f.overlay.push(badge(fnd, x + s, y));
-    return { svg: `<g ${attrs}>${title}${body}${endLabel(x + s, x - s, 0, y, `${a.status ?? '?'} · no start journaled`).svg}</g>`, x0: x, x1: x };
+    return { svg: `<g ${attrs}>${title}${body}${endLabel(x + s, x - s, 0, y, `${a.status ?? '?'} · no start journaled`, false).svg}</g>`, x0: x, x1: x };
   }
   const x0 = scale.x(a.startMs);
   const x1 = Math.max(scale.x(endMs ?? a.startMs), x0 + 3);
@@ -250,22 +277,34 @@ function renderAttempt(f: Frame, a: AttemptReport, id: string, top: number): { s
   }
   parts.push(nestedSpans(f, a, top));
   const what = open ? 'open · no completion' : `${a.status ?? '?'} · ${duration((a.endMs ?? a.startMs) - a.startMs)}${late ? ` · late ${offset(a.endMs! - f.joinMs!)}` : ''}`;
-  const label = endLabel(x1 + (open ? 7 : 0), x0, w, y, what);
+  const label = endLabel(x1 + (open ? 7 : 0), x0, w, y, what, late);
   const room = w - 10 - (label.inside ? label.width + 12 : 0);
-  if (room > 40) parts.push(`<text class="bar-text" x="${(x0 + 5).toFixed(1)}" y="${y + BAR_H - 4}">${esc(clip(a.runId, Math.floor(room / CHAR_W)))}</text>`);
+  if (room > 40) parts.push(`<text class="bar-text" x="${(x0 + 5).toFixed(1)}" y="${y + BAR_H - 4}">${esc(clip(a.runId, Math.floor(room / MONO_W)))}</text>`);
   parts.push(label.svg);
   f.overlay.push(badge(fnd, x1, y));
   return { svg: `<g ${attrs}>${parts.join('')}</g>`, x0, x1 };
 }
 
-/** Status words right of the bar; inside it or left of it when they would run off the edge. */
-function endLabel(xRight: number, xLeft: number, barWidth: number, y: number, text: string): { svg: string; inside: boolean; width: number } {
-  const width = text.length * CHAR_W;
-  const at = (x: number, anchor: 'start' | 'end', cls = 'end-label') => `<text class="${cls}" x="${x.toFixed(1)}" y="${y + BAR_H - 4}" text-anchor="${anchor}">${esc(text)}</text>`;
-  if (xRight + 6 + width <= W - 4) return { svg: at(xRight + 6, 'start'), inside: false, width };
-  if (barWidth >= width + 14) return { svg: at(xLeft + barWidth - 6, 'end', 'end-label inside'), inside: true, width };
-  if (xLeft - 6 - width >= PLOT_X0) return { svg: at(xLeft - 6, 'end'), inside: false, width };
-  return { svg: at(xRight + 6, 'start'), inside: false, width };
+/** A text of at most about `chars` average characters: cut with an ellipsis, the whole of it in its `<title>`. */
+function fitted(cls: string, x: number, y: number, anchor: 'start' | 'end', text: string, chars: number): string {
+  const shown = clipWidth(text, Math.max(2, chars));
+  return `<text class="${cls}" x="${x.toFixed(1)}" y="${y}" text-anchor="${anchor}">${shown === text ? '' : `<title>${esc(text)}</title>`}${esc(shown)}</text>`;
+}
+
+/**
+ * Status words right of the bar; inside it (bold) or left of it when they would run off the edge.
+ * Fitting none of these whole (a long status), they go where most fits, cut with an ellipsis.
+ */
+function endLabel(xRight: number, xLeft: number, barWidth: number, y: number, text: string, bold: boolean): { svg: string; inside: boolean; width: number } {
+  const units = textUnits(text);
+  const cw = bold ? BOLD_W : CHAR_W;
+  const by = y + BAR_H - 4;
+  const right = { chars: (W - 4 - (xRight + 6)) / cw, svg: (n: number) => fitted('end-label', xRight + 6, by, 'start', text, n), inside: false, cw };
+  const inside = { chars: (barWidth - 14) / BOLD_W, svg: (n: number) => fitted('end-label inside', xLeft + barWidth - 6, by, 'end', text, n), inside: true, cw: BOLD_W };
+  const left = { chars: (xLeft - 6 - PLOT_X0) / cw, svg: (n: number) => fitted('end-label', xLeft - 6, by, 'end', text, n), inside: false, cw };
+  const place = [right, inside, left].find((p) => units <= p.chars) ?? [right, inside, left].reduce((a, b) => (b.chars > a.chars ? b : a));
+  const n = Math.min(units, place.chars);
+  return { svg: place.svg(n), inside: place.inside, width: Math.min(units, Math.max(2, n)) * place.cw };
 }
 
 /** A "!" on the bar's corner linking to its findings (worst severity colours it). */

@@ -520,6 +520,20 @@ export function buildTraceReport(
 }
 
 /**
+ * The whole report of a source's items, checked in order. Holds the report blocks, not the
+ * events: what a whole-document format (html, sarif, …) is rendered from.
+ */
+export function assembleReport(source: ReportSource, options: AnalyzeOptions, onDelegation?: (checked: number) => void): TraceReport {
+  const assembler = new ReportAssembler(source.scan, source, options, source);
+  const delegations: DelegationReport[] = [];
+  for (const { delegation, all } of source.items()) {
+    delegations.push(assembler.delegationReport(delegation, all));
+    onDelegation?.(delegations.length);
+  }
+  return { ...assembler.head(), delegations, ...assembler.tail() };
+}
+
+/**
  * Builds the report document piece by piece, so a large one can be written as it is made
  * (memory bounded by one delegation's report): head(), then delegationReport() for each
  * selected delegation in order, then tail(). Keys come out in the documented order.

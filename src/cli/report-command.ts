@@ -2,7 +2,7 @@
 import { fstatSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
-import { buildTraceReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
+import { assembleReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { pathIdentity, statIdentity, type JournalFile } from '../journal/discover.js';
 import type { Severity } from '../checks/types.js';
 import type { FormatContext, Formatter } from '../format/types.js';
@@ -175,20 +175,26 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
       progress?.finish();
     }
   }
-  let prepared: PreparedAnalysis;
+  let source: ReportSource;
   try {
+    const opts = { ...analyzeOptions, onFile, onJournals: (files: readonly JournalFile[]) => refuseOutputOntoJournal(outputs, files) };
+    // A whole tree or a named target goes through the event index, as for text and json: only
+    // the report blocks are kept for the document, not every event (an --all html of 1 GiB held 745 MB).
     // `last` does not hold a whole tree whose modification times narrow nothing either.
-    const last = indexed && !named && !flags.all;
-    prepared = await (last ? prepareLast : prepareAnalysis)({ ...analyzeOptions, onFile, onJournals: (files) => refuseOutputOntoJournal(outputs, files) });
+    if (indexed && flags.all) source = await prepareStreamedAll(opts);
+    else if (indexed && named) source = await prepareStreamedTarget({ ...opts, target: analyzeOptions.target! });
+    else if (indexed) source = await prepareLast(opts);
+    else source = await prepareAnalysis(opts);
   } finally {
     progress?.finish();
   }
   const formatter = (name: string) => registry.formatterFor(name)!; // validated before the scan
   const onReport = reportProgress(progress, io);
-  const total = prepared.selected.length;
   let report: TraceReport;
   try {
-    report = buildTraceReport(prepared.scan, prepared, analyzeOptions, { ...prepared, onDelegation: onReport && ((n) => onReport(n, { done: n, total })) });
+    // Components rebuilt, for an indexed source; delegations checked, for one read into memory.
+    const total = 'selected' in source ? (source as PreparedAnalysis).selected.length : 0;
+    report = assembleReport(source, analyzeOptions, onReport && ((n) => onReport(n, source.progress?.() ?? { done: n, total })));
   } finally {
     progress?.finish();
   }

@@ -1,17 +1,18 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
-import { fstatSync, writeFileSync } from 'node:fs';
+import { fstatSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { assembleReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
 import { pathIdentity, statIdentity, type JournalFile } from '../journal/discover.js';
 import type { Severity } from '../checks/types.js';
-import type { FormatContext, Formatter } from '../format/types.js';
+import type { FormatContext, Formatter, PieceFormatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
 import type { TraceReport } from '../report/types.js';
 import { decimalInteger, parseJobs, parsePollMs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { safeTerminalText } from '../format/terminal.js';
 import { createProgress, type Progress } from './progress.js';
+import { writePiecesToFile, writePiecesToStream } from './chunked-writer.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
 
 export interface ReportFlags extends ScanFlags {
@@ -34,6 +35,7 @@ export function exitCodeFor(report: TraceReport, failOn: Severity | 'none'): num
 interface FormatRegistry {
   /** Own names only: `--format constructor` must be unknown, not Object's constructor. */
   formatterFor: (name: string) => Formatter | undefined;
+  piecesFor: (name: string) => PieceFormatter | undefined;
   FORMAT_NAMES: () => string[];
 }
 
@@ -198,17 +200,18 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   } finally {
     progress?.finish();
   }
+  const pieces = (name: string, c: FormatContext): Iterable<string> => registry.piecesFor(name)?.(report, c) ?? [renderDocument(formatter(name), name, report, c)];
   // The files first: one that cannot be written is exit 2, and exit 2 prints nothing on stdout.
   for (const [name, file] of outputs) {
-    const document = renderDocument(formatter(name), name, report, { ...ctx, color: false });
     try {
-      writeFileSync(file, document);
+      writePiecesToFile(file, pieces(name, { ...ctx, color: false }));
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
+      if (err instanceof UsageError || typeof e.code !== 'string') throw err; // the report, not the file
       throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? 'its folder does not exist' : describeError(err)}`);
     }
   }
-  io.stdout.write(renderDocument(formatter(flags.format), flags.format, report, ctx));
+  await writePiecesToStream(io.stdout, pieces(flags.format, ctx));
   if (flags.format === 'ndjson') sayScanLimits(io, report.limits);
   return exitCodeFor(report, failOn);
 }

@@ -6,6 +6,7 @@ import { safeTerminalText as safe } from '../format/terminal.js';
 import { delegationBlock } from '../format/text.js';
 import type { FormatContext } from '../format/types.js';
 import type { DelegationReport } from '../report/types.js';
+import { ChunkedWriter } from './chunked-writer.js';
 import { EXIT } from './io.js';
 
 /**
@@ -14,53 +15,6 @@ import { EXIT } from './io.js';
  * A large `--all` then never holds every report block, nor one giant string, in memory.
  */
 export const STREAMED_FORMATS: ReadonlySet<string> = new Set(['json', 'ndjson', 'text']);
-
-const CHUNK = 64 * 1024;
-
-/**
- * Encodes pieces straight into 64 KiB buffers and writes each when full, waiting when the reader
- * is slower than we are. Buffers of this size are recycled by malloc; large joined strings and
- * their encodings cost fresh pages (page faults) on every flush.
- */
-class ChunkedWriter {
-  private buf = Buffer.allocUnsafe(CHUNK);
-  private used = 0;
-
-  constructor(private readonly stream: Writable) {}
-
-  /** A promise only when the buffer had to be flushed: the caller then awaits one per 64 KiB, not one per piece. */
-  write(s: string): Promise<void> | undefined {
-    // Worst case 3 bytes per UTF-16 unit; a piece that may not fit goes out on its own.
-    if (this.used + s.length * 3 > CHUNK) return this.flushThenWrite(s);
-    this.used += this.buf.write(s, this.used, 'utf8');
-    return undefined;
-  }
-
-  private async flushThenWrite(s: string): Promise<void> {
-    await this.flush();
-    if (s.length * 3 > CHUNK) return this.send(s);
-    this.used += this.buf.write(s, this.used, 'utf8');
-  }
-
-  async flush(): Promise<void> {
-    if (this.used === 0) return;
-    const full = this.buf.subarray(0, this.used);
-    this.buf = Buffer.allocUnsafe(CHUNK); // the stream may hold on to the written one
-    this.used = 0;
-    await this.send(full);
-  }
-
-  private async send(data: Buffer | string): Promise<void> {
-    if (this.stream.write(data)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.stream.off('drain', done).off('error', done).off('close', done);
-        resolve();
-      };
-      this.stream.on('drain', done).on('error', done).on('close', done);
-    });
-  }
-}
 
 const WRAP_HEAD = '{\n  "d": [\n'.length;
 const WRAP_TAIL = '\n  ]\n}'.length;

@@ -8,7 +8,7 @@ import { formatNdjson } from './ndjson.js';
 import { formatOtlp } from './otlp.js';
 import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
-import type { Formatter } from './types.js';
+import type { Formatter, PieceFormatter } from './types.js';
 
 /**
  * Output formats by name; `--format <name>` and `--output <name>=<file>` look them up here.
@@ -34,3 +34,9 @@ export type FormatName = keyof typeof FORMATTERS;
 export const formatterFor = (name: string): Formatter | undefined => (Object.hasOwn(FORMATTERS, name) ? FORMATTERS[name as FormatName] : undefined);
 
 export const FORMAT_NAMES = (): string[] => Object.keys(FORMATTERS);
+
+/** Formats whose documents of large trees are handed over in pieces: never one string of hundreds of MB. */
+const PIECES: Partial<Record<FormatName, PieceFormatter>> = {};
+
+/** A format's pieces, when it hands its document over in pieces; undefined otherwise (use its formatter). */
+export const piecesFor = (name: string): PieceFormatter | undefined => (Object.hasOwn(PIECES, name) ? PIECES[name as FormatName] : undefined);

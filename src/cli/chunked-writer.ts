@@ -1,0 +1,88 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+
+const CHUNK = 64 * 1024;
+
+/**
+ * Encodes pieces straight into 64 KiB buffers and writes each when full, waiting when the reader
+ * is slower than we are. Buffers of this size are recycled by malloc; large joined strings and
+ * their encodings cost fresh pages (page faults) on every flush.
+ */
+export class ChunkedWriter {
+  private buf = Buffer.allocUnsafe(CHUNK);
+  private used = 0;
+
+  constructor(private readonly stream: Writable) {}
+
+  /** A promise only when the buffer had to be flushed: the caller then awaits one per 64 KiB, not one per piece. */
+  write(s: string): Promise<void> | undefined {
+    // Worst case 3 bytes per UTF-16 unit; a piece that may not fit goes out on its own.
+    if (this.used + s.length * 3 > CHUNK) return this.flushThenWrite(s);
+    this.used += this.buf.write(s, this.used, 'utf8');
+    return undefined;
+  }
+
+  private async flushThenWrite(s: string): Promise<void> {
+    await this.flush();
+    if (s.length * 3 > CHUNK) return this.send(s);
+    this.used += this.buf.write(s, this.used, 'utf8');
+  }
+
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const full = this.buf.subarray(0, this.used);
+    this.buf = Buffer.allocUnsafe(CHUNK); // the stream may hold on to the written one
+    this.used = 0;
+    await this.send(full);
+  }
+
+  private async send(data: Buffer | string): Promise<void> {
+    if (this.stream.write(data)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.stream.off('drain', done).off('error', done).off('close', done);
+        resolve();
+      };
+      this.stream.on('drain', done).on('error', done).on('close', done);
+    });
+  }
+}
+
+/**
+ * Writes a document given in pieces to a file, through one 64 KiB buffer: an --output of a
+ * large tree never exists as one string or one encoding. Throws what open or write throws.
+ */
+export function writePiecesToFile(file: string, pieces: Iterable<string>): void {
+  const fd = openSync(file, 'w');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let used = 0;
+    const writeAll = (data: Uint8Array) => {
+      for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
+    };
+    for (const s of pieces) {
+      if (used + s.length * 3 > CHUNK) {
+        writeAll(buf.subarray(0, used));
+        used = 0;
+        if (s.length * 3 > CHUNK) {
+          writeAll(Buffer.from(s, 'utf8'));
+          continue;
+        }
+      }
+      used += buf.write(s, used, 'utf8');
+    }
+    writeAll(buf.subarray(0, used));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes a document given in pieces to a stream, waiting for it when it is slower than we are. */
+export async function writePiecesToStream(stream: Writable, pieces: Iterable<string>): Promise<void> {
+  const out = new ChunkedWriter(stream);
+  for (const s of pieces) {
+    const flushing = out.write(s);
+    if (flushing) await flushing;
+  }
+  await out.flush();
+}

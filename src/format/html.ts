@@ -8,7 +8,7 @@ import { LEGEND } from './html/status.js';
 import { INDENTED_LEVELS, STYLES } from './html/styles.js';
 import { hasTimeline, renderTimeline, type Tip } from './html/timeline.js';
 import { byKey, roots } from './lanes.js';
-import { headingName, type Formatter } from './types.js';
+import { headingName, type Formatter, type PieceFormatter } from './types.js';
 
 // Only the hashed inline script may run; no fetches, frames, fonts or remote images.
 const CSP = `default-src 'none'; script-src '${CLIENT_SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -84,7 +84,18 @@ function overviewOrder(p: Page, list: DelegationReport[]): { d: DelegationReport
   return out;
 }
 
-export const formatHtml: Formatter = (report) => {
+/** The tips object as JSON.stringify writes it, one bar's entry at a time (its ids are never integer-like, so insertion order holds). */
+function* tipsJson(tips: Record<string, Tip>): Generator<string> {
+  let first = true;
+  for (const id in tips) {
+    yield `${first ? '{' : ','}${jsonForScript(id)}:${jsonForScript(tips[id])}`;
+    first = false;
+  }
+  yield first ? '{}' : '}';
+}
+
+/** The page in pieces, in order: a section per top-level delegation, never the page as one string. */
+export const htmlPieces: PieceFormatter = function* (report) {
   const keys = byKey(report.delegations);
   const sections = sectionIndex(report.delegations);
   const p: Page = {
@@ -96,14 +107,11 @@ export const formatHtml: Formatter = (report) => {
     done: new Set(),
   };
   const top = roots(report.delegations);
-  const body = top.map((d) => renderDelegation(p, d));
-  // Anything not reached from a root (a nesting cycle) still gets its own section.
-  for (const d of report.delegations) if (!p.done.has(d.key)) body.push(renderDelegation(p, d));
   const showTable = report.target.kind === 'all' || report.delegations.length > 1;
   const table = showTable && report.delegations.length ? overviewTable(overviewOrder(p, [...top, ...report.delegations])) : '';
   const empty = report.delegations.length === 0 ? '<p class="empty">No delegations found.</p>' : '';
   const title = report.delegations.length === 1 ? `Delegation ${report.delegations[0].id}` : `${report.delegations.length} delegations`;
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -117,14 +125,30 @@ export const formatHtml: Formatter = (report) => {
 <main>
 ${pageHeader(report)}
 ${table}${empty}
-${body.join('\n')}
+`;
+  let first = true;
+  for (const d of top) {
+    yield `${first ? '' : '\n'}${renderDelegation(p, d)}`;
+    first = false;
+  }
+  // Anything not reached from a root (a nesting cycle) still gets its own section.
+  for (const d of report.delegations) {
+    if (p.done.has(d.key)) continue;
+    yield `${first ? '' : '\n'}${renderDelegation(p, d)}`;
+    first = false;
+  }
+  yield `
 ${limitsList(report.limits, 'Scan limits')}
 <footer>Self-contained report: it loads nothing from the network. Hover or focus a bar for its run id, times, error and output preview.</footer>
 </main>
 <div id="td-tip" role="tooltip" hidden></div>
-<script type="application/json" id="td-tips">${jsonForScript(p.tips)}</script>
+<script type="application/json" id="td-tips">`;
+  yield* tipsJson(p.tips);
+  yield `</script>
 <script>${CLIENT_SCRIPT}</script>
 </body>
 </html>
 `;
 };
+
+export const formatHtml: Formatter = (report, ctx) => [...htmlPieces(report, ctx)].join('');

@@ -2,7 +2,7 @@
 // One process per delegation, one thread per agent lane row, a complete (`X`) event per attempt.
 import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
 import { agentLanes, byKey, lastEventSeen, roots, tree, tsNanos } from './lanes.js';
-import type { Formatter } from './types.js';
+import type { Formatter, PieceFormatter } from './types.js';
 import { wellFormed } from './well-formed.js';
 
 export interface TraceEvent {
@@ -207,9 +207,18 @@ export function chromeTrace(report: TraceReport): { traceEvents: TraceEvent[]; d
 }
 
 /** One event per line: diffable, and still a single JSON object the viewers load. */
-export const formatChromeTrace: Formatter = (report) => {
+/** The trace in pieces: an event per piece, so a large --all is never one string. */
+export const chromeTracePieces: PieceFormatter = function* (report) {
   const { traceEvents, ...rest } = chromeTrace(report);
   // Well-formed strings, as in OTLP: a lone surrogate is not UTF-8 a trace viewer can load.
   const head = Object.entries(rest).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v, wellFormed)}`).join(',\n');
-  return `{"traceEvents":[\n${traceEvents.map((e) => JSON.stringify(e, wellFormed)).join(',\n')}\n],\n${head}}\n`;
+  yield '{"traceEvents":[\n';
+  let first = true;
+  for (const e of traceEvents) {
+    yield `${first ? '' : ',\n'}${JSON.stringify(e, wellFormed)}`;
+    first = false;
+  }
+  yield `\n],\n${head}}\n`;
 };
+
+export const formatChromeTrace: Formatter = (report, ctx) => [...chromeTracePieces(report, ctx)].join('');

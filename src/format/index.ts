@@ -1,11 +1,11 @@
-import { formatChromeTrace } from './chrome-trace.js';
+import { chromeTracePieces, formatChromeTrace } from './chrome-trace.js';
 import { formatGithub } from './github.js';
 import { formatHtml, htmlPieces } from './html.js';
 import { formatJson } from './json.js';
 import { formatJunit } from './junit.js';
 import { formatMarkdown } from './markdown.js';
 import { formatNdjson } from './ndjson.js';
-import { formatOtlp } from './otlp.js';
+import { formatOtlp, otlpPieces } from './otlp.js';
 import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
 import type { Formatter, PieceFormatter } from './types.js';
@@ -36,7 +36,7 @@ export const formatterFor = (name: string): Formatter | undefined => (Object.has
 export const FORMAT_NAMES = (): string[] => Object.keys(FORMATTERS);
 
 /** Formats whose documents of large trees are handed over in pieces: never one string of hundreds of MB. */
-const PIECES: Partial<Record<FormatName, PieceFormatter>> = { html: htmlPieces };
+const PIECES: Partial<Record<FormatName, PieceFormatter>> = { html: htmlPieces, otlp: otlpPieces, 'chrome-trace': chromeTracePieces };
 
 /** A format's pieces, when it hands its document over in pieces; undefined otherwise (use its formatter). */
 export const piecesFor = (name: string): PieceFormatter | undefined => (Object.hasOwn(PIECES, name) ? PIECES[name as FormatName] : undefined);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Finding } from '../checks/types.js';
 import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
 import { byKey, FAILED_STATUSES, lastEventSeen, roots, tree, tsNanos as epochNanos } from './lanes.js';
-import type { Formatter } from './types.js';
+import type { Formatter, PieceFormatter } from './types.js';
 import { wellFormed } from './well-formed.js';
 
 /** OTLP times are fixed64: an instant before 1970 or after 2554 cannot be sent, so it counts as untimed. */
@@ -249,19 +249,37 @@ export function otlpSpans(report: TraceReport, untimed: string[] = []): OtlpSpan
   return spans;
 }
 
-export const formatOtlp: Formatter = (report) => {
+/**
+ * The OTLP/JSON document in pieces: the envelope, then each span indented to its place (as
+ * JSON.stringify(body, wellFormed, 2) indents it), so a large --all is never one string.
+ */
+export const otlpPieces: PieceFormatter = function* (report) {
   const untimed: string[] = [];
   const spans = otlpSpans(report, untimed);
   // Senders should not send empty envelopes: no span, no resource.
+  if (!spans.length) {
+    yield `${JSON.stringify({ resourceSpans: [] }, wellFormed, 2)}\n`;
+    return;
+  }
+  const marker = `@@spans-${Math.random().toString(36).slice(2)}@@`;
   const body = {
-    resourceSpans: spans.length
-      ? [
-          {
-            resource: { attributes: attrs(kv('service.name', 'astra-delegation'), kv('astra.journal.files', report.stats.files), kv('astra.untimed_delegations', untimed.length ? untimed : null)) },
-            scopeSpans: [{ scope: { name: report.tool.name, version: report.tool.version }, spans }],
-          },
-        ]
-      : [],
+    resourceSpans: [
+      {
+        resource: { attributes: attrs(kv('service.name', 'astra-delegation'), kv('astra.journal.files', report.stats.files), kv('astra.untimed_delegations', untimed.length ? untimed : null)) },
+        scopeSpans: [{ scope: { name: report.tool.name, version: report.tool.version }, spans: [marker] }],
+      },
+    ],
   };
-  return `${JSON.stringify(body, wellFormed, 2)}\n`;
+  const [head, tail] = JSON.stringify(body, wellFormed, 2).split(JSON.stringify(marker));
+  const pad = head.slice(head.lastIndexOf('\n') + 1); // the indent of an element of spans
+  yield head;
+  let first = true;
+  for (const span of spans) {
+    // Newlines in JSON text are structure only (a string's are escaped): each line takes the element's indent.
+    yield `${first ? '' : `,\n${pad}`}${JSON.stringify(span, wellFormed, 2).replaceAll('\n', `\n${pad}`)}`;
+    first = false;
+  }
+  yield `${tail}\n`;
 };
+
+export const formatOtlp: Formatter = (report, ctx) => [...otlpPieces(report, ctx)].join('');

@@ -1,5 +1,5 @@
 import { compareInstants } from '../journal/time.js';
-import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, Instant, JournalEvent, SubRunCompletedEvent, SyncMarkerEvent } from '../journal/types.js';
+import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, Instant, JournalEvent, SubRunCompletedEvent, SubRunStartedEvent, SyncMarkerEvent } from '../journal/types.js';
 import { startInstant, type Child, type Delegation, type SubRun } from './delegation.js';
 
 /**
@@ -282,6 +282,7 @@ class OpenSubRuns {
 class ReusedIdOwners {
   /** sub_run_id → parent_run_id of its start, for the reused ids only (built when first needed). */
   private parentOfRun: Map<string, string> | null = null;
+  private firstStartOf: Map<string, SubRunStartedEvent> | null = null;
   private readonly completed = new Set<Delegation>();
   private readonly lists = new Map<Delegation[], ListIndex>();
 
@@ -302,16 +303,20 @@ class ReusedIdOwners {
       const same = index.byParent.get(parent);
       if (same) candidates = same;
     }
-    if (e.type === 'delegation_sub_run_completed' && candidates.length > 1) {
-      // Between starts of the same parent run: the one that started this sub-run (the first in list order).
+    if ((e.type === 'delegation_sub_run_completed' || e.type === 'delegation_sub_run_started') && candidates.length > 1) {
+      // Between starts of the same parent run: the one that started this sub-run (the first in list order);
+      // a second start of a run (after a resume, journal-format §5.1) stays with the use that started it.
       const starter = index.starters.get(e.subRunId);
       const at = starter === undefined ? undefined : candidates === list ? starter.first : starter.byParent.get(parent);
       if (at !== undefined) return list[at];
+      // A completion journaled before its run's start (clock inversion) goes where that start goes.
+      const start = e.type === 'delegation_sub_run_completed' && starter === undefined ? this.firstStarts().get(`${e.delegationId}\u0000${e.subRunId}`) : undefined;
+      if (start) return this.pick(list, start);
     }
     const byStart = this.byStart(index, candidates);
     const latest = latestStartedBefore(byStart, e);
     if (e.type === 'delegation_completed') {
-      const open = bestJoinMatch(this.openBefore(byStart, latest), e);
+      const open = bestJoinMatch(sameRequest(this.openBefore(byStart, latest), e), e);
       const owner = open ?? (latest === -1 ? null : byStart.delegations[latest]) ?? candidates[0];
       this.completed.add(owner);
       return owner;
@@ -395,6 +400,16 @@ class ReusedIdOwners {
     return null;
   }
 
+  /** (delegation id, sub_run_id) → its first delegation_sub_run_started, for the reused ids only (built when first needed). */
+  private firstStarts(): Map<string, SubRunStartedEvent> {
+    if (this.firstStartOf) return this.firstStartOf;
+    this.firstStartOf = new Map();
+    for (const e of this.events)
+      if (e.type === 'delegation_sub_run_started' && (this.byId.get(e.delegationId)?.length ?? 0) > 1 && !this.firstStartOf.has(`${e.delegationId}\u0000${e.subRunId}`))
+        this.firstStartOf.set(`${e.delegationId}\u0000${e.subRunId}`, e);
+    return this.firstStartOf;
+  }
+
   private runParents(): Map<string, string> {
     if (this.parentOfRun) return this.parentOfRun;
     this.parentOfRun = new Map();
@@ -403,6 +418,20 @@ class ReusedIdOwners {
         this.parentOfRun.set(e.subRunId, e.parentRunId);
     return this.parentOfRun;
   }
+}
+
+/**
+ * The open uses a delegation_completed can close: the execute call writes its start and its
+ * completion with the same pattern into the same session (journal-format §2.1, §2.5), so a use
+ * started in another session or with another pattern is not its own (unless none is left).
+ */
+function sameRequest(open: Delegation[], e: DelegationCompletedEvent): Delegation[] {
+  let out = open;
+  for (const same of [(d: Delegation) => d.started?.sessionId === e.sessionId, (d: Delegation) => d.started?.pattern === e.pattern]) {
+    const kept = out.filter(same);
+    if (kept.length > 0) out = kept;
+  }
+  return out;
 }
 
 /**
@@ -457,6 +486,8 @@ export function joinMatchScore(events: readonly JournalEvent[], e: DelegationCom
   const counted = succeeded + failed > 0 && e.succeeded === succeeded && e.failed !== null;
   const exact = counted && e.failed === failed && (e.totalSubRuns === null || e.totalSubRuns === succeeded + failed);
   const possible = counted && e.failed! >= failed && (e.totalSubRuns === null || e.totalSubRuns >= succeeded + failed);
+  // More final children than the join's total_sub_runs (journal-format §2.5): not this use's join.
+  if (e.totalSubRuns !== null && succeeded + failed > e.totalSubRuns) return -1;
   return (segments.size > 0 && joined === segments.size ? 16 : 0) + (exact ? 8 : 0) + (possible ? 4 : 0) + (joined > 0 ? 2 : 0) + (started.size > 0 && [...started].every((r) => last.has(r)) ? 1 : 0);
 }
 

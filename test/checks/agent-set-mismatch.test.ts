@@ -72,6 +72,9 @@ testCheck('agent-set-mismatch', {
     },
   ],
   valid: [
+    // One id, two parent runs, no sub-run events: the fan_out's join shares a millisecond with the
+    // sequential's start; a join carries its start's pattern (journal-format §2.5), so it is the fan_out's.
+    'trap-reused-id-other-pattern.jsonl',
     // fork: agent_ids ["summarizer×3"], agent_count 1, three starts of summarizer.
     'trap-fork.jsonl',
     // adversarial_review: drafter, critic, drafter, critic (total_sub_runs 4).

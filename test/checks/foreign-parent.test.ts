@@ -29,6 +29,8 @@ testCheck('foreign-parent', {
     },
   ],
   valid: [
+    // Parent P's paused coder resumes (a second start of its run) after P started the id again: the run stays with the first use.
+    'trap-reused-id-resumed-run.jsonl',
     // A nested delegation (parent_run_id = the outer sub-run sr-planner, children carrying it too),
     // interleaved with the outer one; and a delegation id reused on two days by runs r41 and r42.
     '../join/foreign-parent-lookalike.jsonl',

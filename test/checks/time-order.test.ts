@@ -39,6 +39,15 @@ testCheck('time-order', {
       options: { clockSkewMs: 100 },
       findings: [{ severity: 'warning', messageIncludes: 'precede the delegation start', evidenceLines: ['a524d5ae-d86a-4421-96cd-e87df1217f1c.jsonl:4', '7e233f68-fbc7-4245-ae21-be914c27abd4.jsonl:2', '7e233f68-fbc7-4245-ae21-be914c27abd4.jsonl:3'] }],
     },
+    {
+      // Parent P5 delegates the id twice; the second use's child completes 2 s before its start (and before
+      // that use's start): the fault is reported on that use, not read as a late result of the first.
+      fixture: 'trigger-reused-id-completion-before-start.jsonl',
+      findings: [
+        { severity: 'warning', delegation: 'f5f5f5f5-2222-4333-8444-555555555555#2', messageIncludes: 'sub-run ee55ff66-0077-4188-9299-330011223344 completes at 2025-11-12T10:00:08.000000000+00:00, 2.01s before it starts', evidenceLines: ['trigger-reused-id-completion-before-start.jsonl:7', 'trigger-reused-id-completion-before-start.jsonl:8'] },
+        { severity: 'warning', delegation: 'f5f5f5f5-2222-4333-8444-555555555555#2', messageIncludes: '1 event precedes the delegation start', evidenceLines: ['trigger-reused-id-completion-before-start.jsonl:6', 'trigger-reused-id-completion-before-start.jsonl:8'] },
+      ],
+    },
   ],
   valid: [
     // File order ≠ time order: a late-flushed llm_round and out-of-order start/completion lines.

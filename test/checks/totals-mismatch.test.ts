@@ -77,6 +77,11 @@ testCheck('totals-mismatch', {
     },
   ],
   valid: [
+    // One id reused from another session by another parent after the first use ended in an Err:
+    // the second session's join is not the first use's (a start and its join share a session).
+    'trap-reused-id-other-session',
+    // Two concurrent fan_out uses of one id: a join of total 1 is not the use that already started 3 runs.
+    'trap-reused-id-join-over-total.jsonl',
     // One id started by two parent runs a second apart, both completions after every run settled:
     // each join goes to the use whose outputs make its aggregate (not to the later start) …
     'trap-reused-id-join-by-aggregate.jsonl',

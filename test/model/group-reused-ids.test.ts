@@ -22,7 +22,7 @@ interface Assigned {
   key: string;
   notes: string[];
   events: JournalEvent[];
-  started: { time: JournalEvent['time'] } | null;
+  started: { time: JournalEvent['time']; sessionId?: string | null; pattern?: string | null } | null;
   parentRunId: string | null;
 }
 
@@ -113,12 +113,22 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
       const same = list.filter((d) => d.parentRunId === parent);
       if (same.length) candidates = same;
     }
-    if (e.type === 'delegation_sub_run_completed' && candidates.length > 1) {
-      const owner = candidates.find((d) => d.events.some((x) => x.type === 'delegation_sub_run_started' && x.subRunId === e.subRunId));
+    if ((e.type === 'delegation_sub_run_completed' || e.type === 'delegation_sub_run_started') && candidates.length > 1) {
+      const starts = (d: Assigned) => d.events.some((x) => x.type === 'delegation_sub_run_started' && x.subRunId === e.subRunId);
+      const owner = candidates.find(starts);
       if (owner) return owner;
+      // A completion before its run's first start goes where that start goes.
+      const first = e.type === 'delegation_sub_run_completed' && !list.some(starts) ? events.find((x) => x.type === 'delegation_sub_run_started' && x.delegationId === e.delegationId && x.subRunId === e.subRunId) : undefined;
+      if (first) return pick(list, first as DelegationEvent);
     }
     if (e.type === 'delegation_completed') {
-      const open = bestJoinMatch(candidates.filter((d) => !completed.has(d) && startedBefore(d, e)), e);
+      // A join closes a use started in its session with its pattern, while one is open.
+      let open0 = candidates.filter((d) => !completed.has(d) && startedBefore(d, e));
+      for (const same of [(d: Assigned) => d.started?.sessionId === e.sessionId, (d: Assigned) => d.started?.pattern === e.pattern]) {
+        const kept = open0.filter(same);
+        if (kept.length) open0 = kept;
+      }
+      const open = bestJoinMatch(open0, e);
       const owner = open ?? latestStartedBefore(candidates, e) ?? candidates[0];
       completed.add(owner);
       return owner;

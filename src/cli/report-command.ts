@@ -200,7 +200,10 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   } finally {
     progress?.finish();
   }
-  const pieces = (name: string, c: FormatContext): Iterable<string> => registry.piecesFor(name)?.(report, c) ?? [renderDocument(formatter(name), name, report, c)];
+  const pieces = (name: string, c: FormatContext): Iterable<string> => {
+    const inPieces = registry.piecesFor(name);
+    return inPieces ? guardPieces(inPieces(report, c), name) : [renderDocument(formatter(name), name, report, c)];
+  };
   // The files first: one that cannot be written is exit 2, and exit 2 prints nothing on stdout.
   for (const [name, file] of outputs) {
     try {
@@ -221,6 +224,18 @@ function sayScanLimits(io: CliIO, limits: readonly string[]): void {
   for (const l of limits) io.stderr.write(`trace-delegation: scan limit: ${safeTerminalText(l)}\n`);
 }
 
+const isStringTooLong = (err: unknown) => err instanceof RangeError && /Invalid string length/i.test(err.message);
+
+/** A format's pieces; one of them past the longest string V8 can build (one delegation tree of a page) is a usage error too. */
+function* guardPieces(pieces: Iterable<string>, name: string): Generator<string> {
+  try {
+    yield* pieces;
+  } catch (err) {
+    if (!isStringTooLong(err)) throw err;
+    throw new UsageError(`a part of the ${name} report (one delegation with the delegations nested in it) is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go`);
+  }
+}
+
 /**
  * One whole-document format, rendered: a report past the longest string V8 can build (≈ 512 MiB)
  * is a usage error naming the way out, not an internal error or a file that "cannot be written".
@@ -229,7 +244,7 @@ export function renderDocument(render: Formatter, name: string, report: TraceRep
   try {
     return render(report, ctx);
   } catch (err) {
-    if (!(err instanceof RangeError) || !/Invalid string length/i.test(err.message)) throw err;
+    if (!isStringTooLong(err)) throw err;
     const n = report.delegations.length;
     throw new UsageError(
       `the ${name} report of ${n} delegation${n === 1 ? '' : 's'} is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go`,

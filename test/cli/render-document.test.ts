@@ -1,8 +1,21 @@
 // A whole-document format past the longest string V8 builds: a usage error naming the way out.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { renderDocument } from '../../src/cli/report-command.js';
+import { runMain } from '../helpers/cli.js';
 import { UsageError } from '../../src/cli/io.js';
 import type { TraceReport } from '../../src/report/types.js';
+
+// The page's pieces: the head, then a section past the longest string (a RangeError from V8).
+vi.mock('../../src/format/html.js', async (original) => {
+  const m = await original<typeof import('../../src/format/html.js')>();
+  return {
+    ...m,
+    htmlPieces: function* () {
+      yield '<!doctype html>';
+      throw new RangeError('Invalid string length');
+    },
+  };
+});
 
 const report = { delegations: [{}, {}, {}] } as unknown as TraceReport;
 const ctx = { color: false, failOn: 'error' as const };
@@ -27,5 +40,13 @@ describe('renderDocument', () => {
       throw new TypeError('x is undefined');
     };
     expect(() => renderDocument(broken, 'html', report, ctx)).toThrow(TypeError);
+  });
+
+  it('a format written in pieces: one piece too long is the same kind of usage error, naming the part', async () => {
+    const r = await runMain(['--demo', '--all', '--format', 'html']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'trace-delegation: a part of the html report (one delegation with the delegations nested in it) is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go\n',
+    );
   });
 });

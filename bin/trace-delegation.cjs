@@ -33,7 +33,7 @@ const loaded = existsSync(path.join(bundle, 'main.cjs')) ? require('./load-bundl
 const entry = loaded ? Promise.resolve(loaded.exports) : import('../dist/cli/main.js');
 // stdin on first use only: creating process.stdin loads fs streams, fs/promises and readline (≈ 4 ms
 // of every command), and only --stdin reads it.
-const io = { argv: process.argv.slice(2), stdout: process.stdout, stderr: process.stderr, env: process.env, get stdin() { return process.stdin; } };
+const io = { argv: process.argv.slice(2), stdout: process.stdout, stderr: process.stderr, env: process.env, get stdin() { return process.stdin; }, exitCodeKnown: (code) => { process.exitCode = code; } };
 const run = entry.then(({ main }) => main(io));
 (loaded ? loaded.done(run) : run).then((code) => {
   process.exitCode = code;

@@ -9,6 +9,8 @@ export interface CliIO {
   stdin?: Readable;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Told the exit code when it is known before the output is written: a reader that stops early (`| head`) must not turn it into 0. */
+  exitCodeKnown?: (code: number) => void;
 }
 
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;

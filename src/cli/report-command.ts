@@ -214,9 +214,11 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
       throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? 'its folder does not exist' : describeError(err)}`);
     }
   }
+  const code = exitCodeFor(report, failOn);
+  io.exitCodeKnown?.(code);
   await writePiecesToStream(io.stdout, pieces(flags.format, ctx));
   if (flags.format === 'ndjson') sayScanLimits(io, report.limits);
-  return exitCodeFor(report, failOn);
+  return code;
 }
 
 /** NDJSON has a line per delegation and none for the scan: what it could not read goes to stderr, or a tree it could not read would pass for an empty one. */

@@ -40,6 +40,14 @@ describe('output that cannot be written', () => {
     }
   });
 
+  // The report is whole before a byte of html, sarif or otlp goes out: its exit code is known.
+  it.skipIf(!hasBash).each(['html', 'sarif', 'otlp'])('a whole document cut short by its reader (--format %s | head -c 1) keeps its exit code', (format) => {
+    for (let i = 0; i < 3; i++) {
+      const r = runIntoHead(['--demo', '--all', '--format', format]);
+      expect([r.code, r.stderr], format).toEqual([1, '']); // the demo has errors
+    }
+  });
+
   it.skipIf(!existsSync('/dev/full'))('a full disk is one sentence on stderr and exit 2', () => {
     const fd = openSync('/dev/full', 'w');
     try {

@@ -285,13 +285,22 @@ async function prepareStreamedTargetOnce(options: AnalyzeOptions & { target: str
   // Found nothing, perhaps because its journal changed after the scan (archived, say): say so, not just "no match".
   if (!r.ok) throw targetError(r, query, roots, scan, owner, reread);
   const selected = r.delegations;
+  let done = 0;
   return {
     scan,
     kind: r.kind,
     notes,
     began,
-    items: () => selected.map((delegation) => ({ delegation, all: groupOf.get(delegation)! })),
+    items: function* () {
+      done = 0;
+      for (const delegation of selected) {
+        done++; // counted as handed out: the report phase asks after checking it
+        yield { delegation, all: groupOf.get(delegation)! };
+      }
+    },
     lateNotes: () => (reread ? [reread] : []),
+    // The matches are known: the report phase's bar fills, as it did when they were read into memory.
+    progress: () => ({ done, total: selected.length }),
   };
 }
 

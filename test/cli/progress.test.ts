@@ -139,6 +139,16 @@ describe('progress through the CLI', () => {
     }
   });
 
+  it('knows how much of a named target is reported, as of --all (the bar is not left empty)', async () => {
+    const run2 = 'f0e02426-dd7c-40e9-a640-06ac6a92c45d'; // the parent run of two demo delegations
+    for (const format of ['sarif', 'html', 'json']) {
+      const tty = await run(['--sessions', demo, run2, '--format', format, '--fail-on', 'none'], true);
+      const frames = tty.stderr.split('\r').filter((f) => /reported/.test(f));
+      expect(frames.length, format).toBeGreaterThan(0);
+      for (const f of frames) expect(f, format).toMatch(/^\[#+-*\] [12] delegations? reported {2}(50|100)%/);
+    }
+  });
+
   it('leaves the report phase alone when the report itself goes to the terminal', async () => {
     const r = await run(['--sessions', demo, '--all', '--fail-on', 'none'], true, true);
     expect(r.stderr).toMatch(/files/);

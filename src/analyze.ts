@@ -190,11 +190,18 @@ function sameCompletions(d: Delegation): boolean {
  * delegation may hold an older one's events, or events newer than the newest start belong to a
  * delegation whose start was not read (its file's mtime was set back, so it looked old).
  */
-function subsetMayMislead(prepared: PreparedAnalysis): boolean {
+function subsetMayMislead(prepared: Pick<PreparedAnalysis, 'selected' | 'delegations'>): boolean {
   if (prepared.selected.some(mayHaveUnreadStart)) return true;
   let newest = Number.NEGATIVE_INFINITY;
   for (const d of prepared.selected) if (d.started?.time) newest = Math.max(newest, d.started.time.ms);
   return prepared.delegations.some((d) => !d.started && d.events.some((e) => e.time !== null && e.time.ms > newest + MTIME_MARGIN_MS));
+}
+
+/** Whether `last`'s recent-first read of these events cannot stand for the tree (`--follow last` then indexes it, as `last` does). */
+export function recentReadMayMislead(scan: ScanResult): boolean {
+  const delegations = groupDelegations(scan.events).sort(delegationOrder);
+  const r = resolveTarget(undefined, delegations);
+  return r.ok && subsetMayMislead({ selected: r.delegations, delegations });
 }
 
 function analysisOf({ scan, roots, notes }: JournalsRead, options: AnalyzeOptions, began: number): PreparedAnalysis {

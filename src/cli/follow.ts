@@ -1,6 +1,6 @@
 import { closeSync, createReadStream, existsSync, lstatSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { ambiguousTarget, buildTraceReport, newestGroup, targetLinks, type AnalyzeOptions } from '../analyze.js';
+import { ambiguousTarget, buildTraceReport, newestGroup, recentReadMayMislead, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
 import type { Formatter } from '../format/types.js';
 import { discoverJournals, pathIdentity, sessionRoots, TRACKER_STEM, type JournalFile } from '../journal/discover.js';
@@ -503,7 +503,8 @@ class Follower {
       if (err === stopped) return every; // start() stops before reading any of it
       throw err;
     }
-    if (r.newestStart !== null) return new Set(r.scan.files.map((f) => f.fileIndex));
+    // As `last` falls back: the files read may hold another delegation's events than the newest they show.
+    if (r.newestStart !== null && !(r.read < r.total && recentReadMayMislead(r.scan))) return new Set(r.scan.files.map((f) => f.fileIndex));
     if (r.read === r.total && !r.readInPart) return every; // a small tree: read whole already
     r.scan.events.length = 0;
     const { index } = await indexJournalsParallel(files, { jobs: this.settings.options.jobs, starts: true, onFile, pace });

@@ -3,8 +3,8 @@ export { analyze, loadJournals, streamAll, TargetError, type Analysis, type Anal
 export { CHECKS, CHECKS_BY_ID } from './checks/index.js';
 export type { Check, CheckMeta, CheckOptions, Finding, Severity } from './checks/types.js';
 export type { RuleSettings } from './checks/run.js';
-export { FORMATTERS, formatterFor, type FormatName } from './format/index.js';
-export type { Formatter, FormatContext } from './format/types.js';
+export { FORMATTERS, formatterFor, piecesFor, type FormatName } from './format/index.js';
+export type { Formatter, FormatContext, PieceFormatter } from './format/types.js';
 export { exitCodeForFindings } from './cli/io.js';
 export type { DelegationReport, TraceReport } from './report/types.js';
 export { main } from './cli/main.js';

@@ -1,7 +1,7 @@
 // The library entry as the README's Library section uses it: the CLI's text and exit code from a
 // report, and one clear error for sessions given as a string.
 import { describe, expect, it } from 'vitest';
-import { analyze, exitCodeForFindings, FORMATTERS, formatterFor, InputError } from '../../src/index.js';
+import { analyze, exitCodeForFindings, FORMATTERS, formatterFor, InputError, piecesFor } from '../../src/index.js';
 import { FIXTURES, runMain } from '../helpers/cli.js';
 import path from 'node:path';
 
@@ -41,6 +41,17 @@ describe('library', () => {
     }
     const fine = await analyze({ sessions, all: true, rules: { 'late-result': 'off' }, checkOptions: { maxFanout: 4, staleAfterMs: 0 } });
     expect(fine.report.delegations.length).toBeGreaterThan(0);
+  });
+
+  it('gives html, otlp and chrome-trace in pieces that join to the formatter\'s document, as the README writes them', async () => {
+    const { report } = await analyze({ sessions: [path.join(FIXTURES, 'join')], all: true });
+    const ctx = { color: false, failOn: 'error' as const };
+    for (const name of ['html', 'otlp', 'chrome-trace'] as const) {
+      const pieces = [...piecesFor(name)!(report, ctx)];
+      expect(pieces.length, name).toBeGreaterThan(2);
+      expect(pieces.join(''), name).toBe(FORMATTERS[name](report, ctx));
+    }
+    for (const name of ['sarif', 'text', 'constructor']) expect(piecesFor(name), name).toBeUndefined();
   });
 
   it('looks formats up by their own names only', async () => {

@@ -136,6 +136,9 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
 
   // Pass 2: attach every other delegation event to its delegation (orphans get one without a start).
   const owners = new ReusedIdOwners(events, byId, superseded);
+  // id → the earlier use of an id started once, whose own start was lost (opensEarlierUse), and its runs.
+  const earlierUses = new Map<string, Delegation>();
+  const earlierRuns = new Set<string>();
   for (const e of events) {
     if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
     let list = byId.get(e.delegationId);
@@ -144,9 +147,23 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
       byId.set(e.delegationId, list);
       delegations.push(list[0]);
     }
-    if (list.length === 1) list[0].events.push(e);
-    else owners.attach(list, owners.pick(list, e), e);
+    if (list.length > 1) owners.attach(list, owners.pick(list, e), e);
+    else if (opensEarlierUse(list[0], e)) {
+      let use = earlierUses.get(e.delegationId);
+      if (!use) {
+        use = earlierUse(list[0], e);
+        earlierUses.set(e.delegationId, use);
+        delegations.push(use);
+      }
+      use.events.push(e);
+      earlierRuns.add(`${e.delegationId}\u0000${(e as SubRunStartedEvent).subRunId}`);
+    } else {
+      const use = earlierUses.get(e.delegationId);
+      list[0].events.push(e);
+      if (use && belongsToEarlierUse(list[0], e, (run) => earlierRuns.has(`${e.delegationId}\u0000${run}`))) use.events.push(list[0].events.pop()!);
+    }
   }
+  for (const [id, use] of earlierUses) byId.get(id)!.push(use); // its key kept apart from ids too
 
   const markersByRun = new Map<string, SyncMarkerEvent[]>();
   for (const m of markers) {
@@ -158,6 +175,57 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   keepKeysApartFromIds(byId);
   linkNested(delegations);
   return delegations;
+}
+
+/**
+ * The engine journals a delegation's start before any of its other events, so an event more
+ * than this before the start cannot be that use's (clocks of one host, or the tracker's, differ
+ * by far less): it is an earlier use of the id whose delegation_started was lost.
+ */
+const EARLIER_USE_MS = 60_000;
+
+/** Whether d was started well after event e. */
+function startedWellAfter(d: Delegation, e: DelegationEvent): boolean {
+  const start = d.started?.time;
+  return start !== undefined && start !== null && e.time !== null && e.time.ms < start.ms - EARLIER_USE_MS;
+}
+
+/**
+ * A sub-run started well before d, under another parent run: an earlier use's (a clock behind
+ * would not change the parent run; time-order reports such a clock).
+ */
+function opensEarlierUse(d: Delegation, e: DelegationEvent): boolean {
+  return e.type === 'delegation_sub_run_started' && e.parentRunId !== null && d.parentRunId !== null && e.parentRunId !== d.parentRunId && startedWellAfter(d, e);
+}
+
+/** Whether e belongs to the earlier use: an event of one of its runs, or a join well before d's start. */
+function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (runId: string) => boolean): boolean {
+  switch (e.type) {
+    case 'delegation_sub_run_completed':
+      return isEarlierRun(e.subRunId);
+    case 'delegation_sub_run_started':
+      return isEarlierRun(e.subRunId) && startedWellAfter(d, e);
+    case 'delegation_retry':
+      return e.originalRunId !== null && isEarlierRun(e.originalRunId) && startedWellAfter(d, e);
+    case 'delegation_completed':
+      return startedWellAfter(d, e);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The delegation (without a start) holding the events of an earlier use of d's id whose
+ * delegation_started was not journaled, made at its first event e. Without it, a month-old
+ * use's sub-runs were folded into the new one (foreign parents, totals and time order all
+ * wrong), and `last`, reading the recent file only, showed another delegation than `--all`.
+ */
+function earlierUse(d: Delegation, e: DelegationEvent): Delegation {
+  const use = newDelegation(d.id, `${d.id}#2`, null);
+  const note = `delegation id reused: a sub-run of ${d.id} started under another parent run more than a minute before its delegation_started (${e.file}:${e.line}): an earlier use whose delegation_started was not journaled; its events are shown as ${use.key}, not attached to the later start.`;
+  use.notes.push(note);
+  d.notes.push(note);
+  return use;
 }
 
 /**

@@ -1,0 +1,55 @@
+// An id started once, with sub-runs of an earlier use whose delegation_started was lost: those
+// events are an earlier use (`id#2`), not the later start's. A clock behind, or a foreign parent
+// after the start, stays with the start (time-order and foreign-parent report them).
+import { describe, expect, it } from 'vitest';
+import { byKey, group } from '../helpers/events.js';
+import { ev } from '../helpers/journal.js';
+
+const OLD = '2026-01-30T12:00:0';
+const NEW = '2026-03-01T11:00:0';
+
+/** The later, complete use of d-x under parent run p-2. */
+const later = [
+  ev.started(`${NEW}0Z`, { delegation_id: 'd-x', parent_run_id: 'p-2', pattern: 'fan_out', agent_ids: ['coder'] }),
+  ev.subStarted(`${NEW}1Z`, { delegation_id: 'd-x', sub_run_id: 'r-new', parent_run_id: 'p-2', agent_id: 'coder' }),
+  ev.subCompleted(`${NEW}2Z`, { delegation_id: 'd-x', sub_run_id: 'r-new', agent_id: 'coder', status: 'completed', output_preview: 'new' }),
+  ev.completed(`${NEW}3Z`, { delegation_id: 'd-x', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'new' }),
+];
+
+describe('an earlier use whose start was lost', () => {
+  it('takes the sub-runs started well before the start under another parent run, their completions and an earlier join', () => {
+    const ds = group({
+      'old.jsonl': [
+        ev.subStarted(`${OLD}0Z`, { delegation_id: 'd-x', sub_run_id: 'r-old', parent_run_id: 'p-1', agent_id: 'coder' }),
+        ev.subCompleted(`${OLD}1Z`, { delegation_id: 'd-x', sub_run_id: 'r-old', agent_id: 'coder', status: 'failed', error: 'boom' }),
+        ev.completed(`${OLD}2Z`, { delegation_id: 'd-x', pattern: 'fan_out', total_sub_runs: 1, succeeded: 0, failed: 1, aggregated_status: 'failed', aggregated_output_preview: null }),
+      ],
+      'new.jsonl': later,
+    });
+    const now = byKey(ds, 'd-x');
+    const before = byKey(ds, 'd-x#2');
+    expect(now.started?.parentRunId).toBe('p-2');
+    expect([...now.runs.keys()]).toEqual(['r-new']);
+    expect(now.completions).toHaveLength(1);
+    expect(now.files).toEqual(['new.jsonl']);
+    expect(before.started).toBeNull();
+    expect([...before.runs.keys()]).toEqual(['r-old']);
+    expect(before.completions).toHaveLength(1);
+    expect(before.files).toEqual(['old.jsonl']);
+    expect(now.notes.join('\n')).toMatch(/earlier use whose delegation_started was not journaled; its events are shown as d-x#2/);
+  });
+
+  it('leaves a clock behind (the same parent run) and a foreign parent just before the start with the start', () => {
+    const ds = group({
+      'other-host.jsonl': [
+        // Another host's clock 90 s behind: the same parent run.
+        ev.subStarted('2026-03-01T10:58:30Z', { delegation_id: 'd-x', sub_run_id: 'r-skew', parent_run_id: 'p-2', agent_id: 'coder' }),
+        // Another parent run, but within a minute of the start: foreign-parent's to judge.
+        ev.subStarted('2026-03-01T10:59:30Z', { delegation_id: 'd-x', sub_run_id: 'r-foreign', parent_run_id: 'p-9', agent_id: 'coder' }),
+      ],
+      'new.jsonl': later,
+    });
+    expect(ds.map((d) => d.key)).toEqual(['d-x']);
+    expect([...ds[0].runs.keys()].sort()).toEqual(['r-foreign', 'r-new', 'r-skew']);
+  });
+});

@@ -167,11 +167,12 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<Pre
  * Whether a delegation read from recent files only may have taken events of an older one with
  * the same id, whose start (and so their true owner) is in a file not read: an event of it
  * earlier than its own start, beyond the clocks' tolerance; a sub-run with no start (a tracker
- * wrote an older use's completion later); or a second delegation_completed.
+ * wrote an older use's completion later); a second delegation_completed; or events of an
+ * earlier use grouped apart (their start may be in a file not read, and take them back).
  */
 export function mayHaveUnreadStart(d: Delegation): boolean {
   const start = d.started?.time;
-  if (!d.started) return true;
+  if (!d.started || d.earlierUse) return true;
   if (d.completions.length > 1 && !sameCompletions(d)) return true; // a repeated identical one is the engine's retry of the write
   for (const run of d.runs.values()) if (run.starts.length === 0) return true;
   if (!start) return false;

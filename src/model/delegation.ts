@@ -62,6 +62,8 @@ export interface Delegation {
   parent: { delegation: Delegation; runId: string } | null;
   /** Notes for the Limits section that belong to this delegation only. */
   notes: string[];
+  /** Events of an earlier use of this id whose start was lost, grouped apart (its start may be in a file not read). */
+  earlierUse?: Delegation;
 }
 
 export const TERMINAL_STATUSES = new Set(['completed', 'failed', 'cancelled', 'verification_failed']);

@@ -225,6 +225,7 @@ function earlierUse(d: Delegation, e: DelegationEvent): Delegation {
   const note = `delegation id reused: a sub-run of ${d.id} started under another parent run more than a minute before its delegation_started (${e.file}:${e.line}): an earlier use whose delegation_started was not journaled; its events are shown as ${use.key}, not attached to the later start.`;
   use.notes.push(note);
   d.notes.push(note);
+  d.earlierUse = use;
   return use;
 }
 

@@ -101,14 +101,17 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     // One start per execute call: a later start (not a copy of the line) once the first use has no
     // sub-run left running is the id submitted again after an Err, not the first start repeated.
     const resubmitted = same !== undefined && !again && startedLater(same.started, e) && !openRuns.has(e.delegationId, e.parentRunId);
-    if (same && !again && !resubmitted) {
+    // A copy of the line repeats its session, pattern and agents (one execute call writes one
+    // start): a start that differs is another call, even with runs of the first left open (a crash).
+    const anotherCall = same !== undefined && !again && !resubmitted && same.started !== null && !sameCall(same.started, e);
+    if (same && !again && !resubmitted && !anotherCall) {
       same.notes.push(`delegation_started is journaled more than once for this id (${e.file}:${e.line}); the first one is used.`);
       same.events.push(e);
       return;
     }
     const d = newDelegation(e.delegationId, list.length === 0 ? e.delegationId : `${e.delegationId}#${list.length + 1}`, e);
     startAt.set(d, at);
-    if (resubmitted) superseded.add(same!);
+    if (resubmitted || anotherCall) superseded.add(same!);
     // Runs still open under this parent belong to an earlier use (paused, crashed): not this one's.
     // Only then: a first use's own runs may be journaled just before its start (clock skew).
     if (same) openRuns.close(e.delegationId, e.parentRunId);
@@ -121,6 +124,8 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
         ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it completed; each event was attached to the start before it.`
         : resubmitted
           ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again after it ended without a delegation_completed, none of its sub-runs still running; each event was attached to the start before it.`
+          : anotherCall
+            ? `delegation id reused: ${list.length + 1} delegation_started events, the same parent run starting it again in another session or with another pattern or agents while sub-runs of the first were still open (a crash or a lost write); each event was attached to the start before it.`
           : `delegation id reused by ${list.length + 1} delegation_started events with different parent runs; sub-run events were attached by parent_run_id, each delegation_completed (it names no parent run) to the open one whose outputs its aggregate holds or whose runs its totals count.`;
       // Each delegation keeps the first such note: the ones after the first got theirs when they
       // were added (as d), so only the first one of the list and d can lack it.
@@ -258,6 +263,11 @@ interface ByStart {
    * completed, else a later index to go on from (union-find with path compression).
    */
   next: Int32Array;
+}
+
+/** Whether two starts of one id and parent run could be one execute call's line written twice: the same session, pattern and agents. */
+function sameCall(a: DelegationStartedEvent, b: DelegationStartedEvent): boolean {
+  return a.sessionId === b.sessionId && a.pattern === b.pattern && a.agentIds.length === b.agentIds.length && a.agentIds.every((x, i) => x === b.agentIds[i]);
 }
 
 /** What ReusedIdOwners looks up in one list of delegations sharing an id. */

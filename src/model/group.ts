@@ -164,8 +164,8 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
       earlierRuns.add(`${e.delegationId}\u0000${(e as SubRunStartedEvent).subRunId}`);
     } else {
       const use = earlierUses.get(e.delegationId);
-      list[0].events.push(e);
-      if (use && belongsToEarlierUse(list[0], e, (run) => earlierRuns.has(`${e.delegationId}\u0000${run}`))) use.events.push(list[0].events.pop()!);
+      const earlier = use !== undefined && belongsToEarlierUse(list[0], e, (run) => earlierRuns.has(`${e.delegationId}\u0000${run}`));
+      (earlier ? use : list[0]).events.push(e);
     }
   }
   for (const [id, use] of earlierUses) byId.get(id)!.push(use); // its key kept apart from ids too

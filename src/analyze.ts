@@ -527,13 +527,8 @@ export function buildTraceReport(
   options: AnalyzeOptions,
   context: { notes?: string[]; began?: number; onDelegation?: (checked: number) => void } = {},
 ): TraceReport {
-  const assembler = new ReportAssembler(scan, selection, options, context);
-  const delegations = selection.selected.map((d, i) => {
-    const r = assembler.delegationReport(d, selection.delegations);
-    context.onDelegation?.(i + 1);
-    return r;
-  });
-  return { ...assembler.head(), delegations, ...assembler.tail() };
+  const items = selection.selected.map((delegation) => ({ delegation, all: selection.delegations }));
+  return reportOf(new ReportAssembler(scan, selection, options, context), items, context.onDelegation);
 }
 
 /**
@@ -541,9 +536,12 @@ export function buildTraceReport(
  * events: what a whole-document format (html, sarif, …) is rendered from.
  */
 export function assembleReport(source: ReportSource, options: AnalyzeOptions, onDelegation?: (checked: number) => void): TraceReport {
-  const assembler = new ReportAssembler(source.scan, source, options, source);
+  return reportOf(new ReportAssembler(source.scan, source, options, source), source.items(), onDelegation);
+}
+
+function reportOf(assembler: ReportAssembler, items: Iterable<ReportItem>, onDelegation?: (checked: number) => void): TraceReport {
   const delegations: DelegationReport[] = [];
-  for (const { delegation, all } of source.items()) {
+  for (const { delegation, all } of items) {
     delegations.push(assembler.delegationReport(delegation, all));
     onDelegation?.(delegations.length);
   }

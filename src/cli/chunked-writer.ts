@@ -3,6 +3,9 @@ import type { Writable } from 'node:stream';
 
 const CHUNK = 64 * 1024;
 
+/** Where chunks go: a stream, or anything that writes as one (a file, below). */
+type Sink = Pick<Writable, 'write' | 'on' | 'off'>;
+
 /**
  * Encodes pieces straight into 64 KiB buffers and writes each when full, waiting when the reader
  * is slower than we are. Buffers of this size are recycled by malloc; large joined strings and
@@ -12,7 +15,7 @@ export class ChunkedWriter {
   private buf = Buffer.allocUnsafe(CHUNK);
   private used = 0;
 
-  constructor(private readonly stream: Writable) {}
+  constructor(private readonly stream: Sink) {}
 
   /** A promise only when the buffer had to be flushed: the caller then awaits one per 64 KiB, not one per piece. */
   write(s: string): Promise<void> | undefined {
@@ -49,36 +52,30 @@ export class ChunkedWriter {
 }
 
 /**
- * Writes a document given in pieces to a file, through one 64 KiB buffer: an --output of a
+ * Writes a document given in pieces to a file, through the same 64 KiB buffers: an --output of a
  * large tree never exists as one string or one encoding. Throws what open or write throws.
  */
-export function writePiecesToFile(file: string, pieces: Iterable<string>): void {
+export async function writePiecesToFile(file: string, pieces: Iterable<string>): Promise<void> {
   const fd = openSync(file, 'w');
+  // Written at once, so never a wait for 'drain'.
+  const sink: Sink = {
+    write(data: Buffer | string) {
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      return true;
+    },
+    on: () => sink,
+    off: () => sink,
+  } as unknown as Sink;
   try {
-    const buf = Buffer.allocUnsafe(CHUNK);
-    let used = 0;
-    const writeAll = (data: Uint8Array) => {
-      for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
-    };
-    for (const s of pieces) {
-      if (used + s.length * 3 > CHUNK) {
-        writeAll(buf.subarray(0, used));
-        used = 0;
-        if (s.length * 3 > CHUNK) {
-          writeAll(Buffer.from(s, 'utf8'));
-          continue;
-        }
-      }
-      used += buf.write(s, used, 'utf8');
-    }
-    writeAll(buf.subarray(0, used));
+    await writePiecesToStream(sink, pieces);
   } finally {
     closeSync(fd);
   }
 }
 
 /** Writes a document given in pieces to a stream, waiting for it when it is slower than we are. */
-export async function writePiecesToStream(stream: Writable, pieces: Iterable<string>): Promise<void> {
+export async function writePiecesToStream(stream: Sink, pieces: Iterable<string>): Promise<void> {
   const out = new ChunkedWriter(stream);
   for (const s of pieces) {
     const flushing = out.write(s);

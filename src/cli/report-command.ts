@@ -207,7 +207,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   // The files first: one that cannot be written is exit 2, and exit 2 prints nothing on stdout.
   for (const [name, file] of outputs) {
     try {
-      writePiecesToFile(file, pieces(name, { ...ctx, color: false }));
+      await writePiecesToFile(file, pieces(name, { ...ctx, color: false }));
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (err instanceof UsageError || typeof e.code !== 'string') throw err; // the report, not the file

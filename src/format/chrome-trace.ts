@@ -2,7 +2,7 @@
 // One process per delegation, one thread per agent lane row, a complete (`X`) event per attempt.
 import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
 import { agentLanes, byKey, lastEventSeen, roots, tree, tsNanos } from './lanes.js';
-import type { Formatter, PieceFormatter } from './types.js';
+import { joinedPieces, type Formatter, type PieceFormatter } from './types.js';
 import { wellFormed } from './well-formed.js';
 
 export interface TraceEvent {
@@ -206,8 +206,7 @@ export function chromeTrace(report: TraceReport): { traceEvents: TraceEvent[]; d
   };
 }
 
-/** One event per line: diffable, and still a single JSON object the viewers load. */
-/** The trace in pieces: an event per piece, so a large --all is never one string. */
+/** One event per line: diffable, and still a single JSON object the viewers load; an event per piece, so a large --all is never one string. */
 export const chromeTracePieces: PieceFormatter = function* (report) {
   const { traceEvents, ...rest } = chromeTrace(report);
   // Well-formed strings, as in OTLP: a lone surrogate is not UTF-8 a trace viewer can load.
@@ -221,4 +220,4 @@ export const chromeTracePieces: PieceFormatter = function* (report) {
   yield `\n],\n${head}}\n`;
 };
 
-export const formatChromeTrace: Formatter = (report, ctx) => [...chromeTracePieces(report, ctx)].join('');
+export const formatChromeTrace: Formatter = joinedPieces(chromeTracePieces);

@@ -8,7 +8,7 @@ import { LEGEND } from './html/status.js';
 import { INDENTED_LEVELS, STYLES } from './html/styles.js';
 import { hasTimeline, renderTimeline, type Tip } from './html/timeline.js';
 import { byKey, roots } from './lanes.js';
-import { headingName, type Formatter, type PieceFormatter } from './types.js';
+import { headingName, joinedPieces, type Formatter, type PieceFormatter } from './types.js';
 
 // Only the hashed inline script may run; no fetches, frames, fonts or remote images.
 const CSP = `default-src 'none'; script-src '${CLIENT_SCRIPT_HASH}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -126,13 +126,9 @@ export const htmlPieces: PieceFormatter = function* (report) {
 ${pageHeader(report)}
 ${table}${empty}
 `;
+  // The roots, then anything not reached from one (a nesting cycle), each with its nested ones.
   let first = true;
-  for (const d of top) {
-    yield `${first ? '' : '\n'}${renderDelegation(p, d)}`;
-    first = false;
-  }
-  // Anything not reached from a root (a nesting cycle) still gets its own section.
-  for (const d of report.delegations) {
+  for (const d of [...top, ...report.delegations]) {
     if (p.done.has(d.key)) continue;
     yield `${first ? '' : '\n'}${renderDelegation(p, d)}`;
     first = false;
@@ -151,4 +147,4 @@ ${limitsList(report.limits, 'Scan limits')}
 `;
 };
 
-export const formatHtml: Formatter = (report, ctx) => [...htmlPieces(report, ctx)].join('');
+export const formatHtml: Formatter = joinedPieces(htmlPieces);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Finding } from '../checks/types.js';
 import type { AttemptReport, DelegationReport, TraceReport } from '../report/types.js';
 import { byKey, FAILED_STATUSES, lastEventSeen, roots, tree, tsNanos as epochNanos } from './lanes.js';
-import type { Formatter, PieceFormatter } from './types.js';
+import { joinedPieces, type Formatter, type PieceFormatter } from './types.js';
 import { wellFormed } from './well-formed.js';
 
 /** OTLP times are fixed64: an instant before 1970 or after 2554 cannot be sent, so it counts as untimed. */
@@ -282,4 +282,4 @@ export const otlpPieces: PieceFormatter = function* (report) {
   yield `${tail}\n`;
 };
 
-export const formatOtlp: Formatter = (report, ctx) => [...otlpPieces(report, ctx)].join('');
+export const formatOtlp: Formatter = joinedPieces(otlpPieces);

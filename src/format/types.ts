@@ -14,5 +14,11 @@ export type Formatter = (report: TraceReport, ctx: FormatContext) => string;
 /** The same document handed over in pieces, in order (their join is the formatter's string): written as they come. */
 export type PieceFormatter = (report: TraceReport, ctx: FormatContext) => Iterable<string>;
 
+/** The formatter of a format written in pieces: the pieces joined. */
+export const joinedPieces =
+  (pieces: PieceFormatter): Formatter =>
+  (report, ctx) =>
+    [...pieces(report, ctx)].join('');
+
 /** The heading name of a delegation: its id, and for a reused id's later use the key that targets it (`id#2`). */
 export const headingName = (d: Pick<DelegationReport, 'id' | 'key'>): string => (d.key === d.id ? d.id : `${d.id} (key ${d.key})`);

@@ -73,6 +73,11 @@ testCheck('retry-unlinked', {
       ],
     },
     {
+      // Not cut short by a stop: after the retry the engine went on (the reviewer's child ran), and no join came.
+      fixture: 'trigger-retry-never-started-engine-went-on.jsonl',
+      findings: [{ severity: 'error', messageIncludes: 'delegation_retry names retry run e4e4e4e4-5f5f-4060-b171-828282828282, which never started', evidenceLines: ['trigger-retry-never-started-engine-went-on.jsonl:4'] }],
+    },
+    {
       // The original's verification_failed completion was never written.
       fixture: 'missing-completion/trap-retried-original.jsonl',
       findings: [{ severity: 'error', messageIncludes: 'is not marked verification_failed (statuses: none)', evidenceLines: ['trap-retried-original.jsonl:7'] }],
@@ -88,5 +93,10 @@ testCheck('retry-unlinked', {
     'retry-attempt-gap/trigger-chain-too-long.jsonl',
     'retry-attempt-gap/trap-gate-exhausted.jsonl',
     'duplicate-completion/trigger-gen-a-recompleted.jsonl',
+    // The engine stopped mid-retry, no join: a torn line where the original's verification_failed
+    // was being written, then a restart; or that completion written and the restart before the
+    // retry's start. delegation-incomplete reports the stop; the gate's wiring is not at fault.
+    'trap-crash-mid-retry.jsonl',
+    'trap-crash-before-retry-start.jsonl',
   ],
 });

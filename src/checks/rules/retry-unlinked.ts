@@ -1,5 +1,19 @@
-import { hasSubRunEvents, loc } from '../../model/evidence.js';
+import type { RetryEvent, JournalEvent } from '../../journal/types.js';
+import type { Delegation } from '../../model/delegation.js';
+import { happenedAfter, hasSubRunEvents, loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
+
+/**
+ * The retry is the last the journals show of an unjoined delegation (but for its original's
+ * completion): the gate's next steps (the original's verification_failed, the retry's start) were
+ * never written because the engine stopped or is still writing them. delegation-incomplete says which; they are not a wiring fault.
+ */
+function cutShortAt(d: Delegation, retry: RetryEvent): boolean {
+  if (d.completed) return false;
+  // The original's completion is the gate's own next step: the engine may have stopped just after it.
+  const gateStep = (e: JournalEvent) => e.type === 'delegation_sub_run_completed' && e.subRunId === retry.originalRunId;
+  return !d.events.some((e) => e !== retry && !gateStep(e) && (happenedAfter(e, retry) || (e.file === retry.file && e.line > retry.line)));
+}
 
 export const retryUnlinked: Check = {
   meta: {
@@ -9,7 +23,7 @@ export const retryUnlinked: Check = {
     description: 'A verification retry cannot be folded into the child it replaces.',
     symptom: 'Retry loop',
     docs: {
-      why: 'A retry must name the run it replaces (delegation_retry original → retry, retry_of on the retry start), run the same agent, and the original must be marked verification_failed; otherwise the child set, totals and chain length are guesses.',
+      why: 'A retry must name the run it replaces (delegation_retry original → retry, retry_of on the retry start), run the same agent, and the original must be marked verification_failed; otherwise the child set, totals and chain length are guesses. A retry that is the last event of a delegation with no delegation_completed is not judged: the engine stopped (or is still writing) before the next steps, which delegation-incomplete reports.',
       example: '{"type":"delegation_retry",…,"original_run_id":"r-1","retry_run_id":"r-2",…}\n{"type":"delegation_sub_run_started",…,"sub_run_id":"r-2","retry_of":null,…}',
       reportLine: '- [error] retry-unlinked: retry run r-2 starts with retry_of null, but delegation_retry says it retries r-1 (j.jsonl:4, j.jsonl:6)',
       fix: 'Check apply_gate: the retry start must carry retry_of = original, and the original must be completed as verification_failed before the retry starts.',
@@ -21,6 +35,7 @@ export const retryUnlinked: Check = {
     const known = (id: string | null) => !!id && !!d.runs.get(id) && (d.runs.get(id)!.starts.length > 0 || d.runs.get(id)!.completions.length > 0);
     for (const r of d.retries) {
       const retryRun = r.retryRunId ? d.runs.get(r.retryRunId) : undefined;
+      if (cutShortAt(d, r)) continue;
       if (!r.originalRunId || !known(r.originalRunId)) {
         out.push({ message: `delegation_retry names original run ${r.originalRunId ?? '(none)'}, which has no start or completion`, evidence: [loc(r)], runs: [r.retryRunId ?? ''].filter(Boolean) });
       } else {

@@ -27,6 +27,16 @@ function statOrNull(p: string): Stats | null {
   }
 }
 
+/** statSync fails with ELOOP: a loop of symbolic links exists, so "does not exist" / "no expectations file" would mislead. */
+function isLinkLoop(p: string): boolean {
+  try {
+    statSync(p);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ELOOP';
+  }
+}
+
 function display(p: string, cwd: string): string {
   const rel = path.relative(cwd, p);
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : p;
@@ -185,8 +195,9 @@ export function discoverCases(args: string[], cwd: string, allowNew = false, unr
       }
     }
     const st = statOrNull(abs);
-    if (!st) throw new InputError(`${arg} does not exist`);
+    if (!st) throw new InputError(isLinkLoop(abs) ? `${arg} is a loop of symbolic links` : `${arg} does not exist`);
     const beside = statOrNull(abs + EXPECTED_SUFFIX);
+    if (!beside && isLinkLoop(abs + EXPECTED_SUFFIX)) throw new InputError(`${display(abs + EXPECTED_SUFFIX, cwd)} is a loop of symbolic links, not a regular file, so it cannot hold expectations; move it away (check --update then records the current findings)`);
     // "No expectations file" would advise an --update that cannot write there.
     if (beside && !beside.isFile()) throw notAFileError(display(abs + EXPECTED_SUFFIX, cwd), beside);
     const hasExpectations = !!beside;

@@ -7,7 +7,7 @@ import { addCheckOptions, runCheck, type CheckFlags } from './check-command.js';
 import { addScanOptions } from './common.js';
 import { addContractCommand, loadContractForTrace } from './contract-command.js';
 import { EXIT, UsageError, type CliIO } from './io.js';
-import { ownOptionsWin, rejectForeignOptions } from './option-scope.js';
+import { doesNotApply, ownOptionsWin, rejectForeignOptions } from './option-scope.js';
 import { runList, type ListFlags } from './list-command.js';
 import { runReport, type ReportFlags } from './report-command.js';
 import { runRules } from './rules-command.js';
@@ -96,12 +96,44 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
       result.code = runRules(io, !!flags.json);
     });
 
+  namedForeignOptions(program);
   return program;
+}
+
+/**
+ * An option of the tool given after a subcommand that has no use for it (`list --all`, `rules
+ * --limit 5`) is said to be that, as it is before the subcommand, not "unknown".
+ */
+function namedForeignOptions(program: Command): void {
+  const visit = (cmd: Command, path: string[]) => {
+    for (const sub of cmd.commands) {
+      const here = [...path, sub.name()];
+      const output = sub.configureOutput();
+      sub.configureOutput({
+        ...output,
+        outputError: (s, write) => {
+          const flag = /^error: unknown option '([^']+)'/.exec(s)?.[1];
+          const root = flag && flag !== '--version' && flag !== '-V' ? optionNamed(program, flag) : undefined;
+          const owners = flag && !root ? program.commands.filter((c) => c !== sub && optionNamed(c, flag)) : [];
+          if (root) write(`trace-delegation: ${doesNotApply(root.long ?? root.flags, here)}\n`);
+          else if (owners.length) {
+            const long = optionNamed(owners[0], flag!)!.long ?? flag!;
+            write(`trace-delegation: ${long} is an option of ${owners.map((c) => c.name()).join(' and ')}, not of ${here.join(' ')} (trace-delegation ${owners[0].name()} ${long} …)\n`);
+          } else output.outputError!(s, write);
+        },
+      });
+      visit(sub, here);
+    }
+  };
+  visit(program, []);
 }
 
 /** Commander's error text as one line: `unknown option '--al'; did you mean --all?`. */
 function oneSentence(s: string): string {
-  return s.replace(/^error: /, '').replace(/\n\(Did you mean (.+)\?\)\n?$/, '; did you mean $1?\n');
+  return s
+    .replace(/^error: /, '')
+    .replace(/\n\(Did you mean (.+)\?\)\n?$/, '; did you mean $1?\n')
+    .replace(/^(too many arguments.*)\. Expected (.+)\.(\n?)$/, '$1: expected $2$3');
 }
 
 /** The first two words that are not options or option values, as the root command reads them (before `--`). */

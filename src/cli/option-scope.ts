@@ -17,9 +17,14 @@ export function rejectForeignOptions(cmd: Command): void {
       const key = o.attributeName();
       if (own.has(key) || ANYWHERE.has(key)) continue;
       const source = c.getOptionValueSource(key);
-      if (source === 'cli') throw new UsageError(`${o.long ?? o.flags} does not apply to ${path.join(' ')}: give it to the report (trace-delegation ${o.long ?? o.flags} … [target]), or see trace-delegation ${path.join(' ')} --help`);
+      if (source === 'cli') throw new UsageError(doesNotApply(o.long ?? o.flags, path));
     }
   }
+}
+
+/** The sentence for a report option given to a subcommand (`path`: `list`, `contract validate`). */
+export function doesNotApply(flag: string, path: readonly string[]): string {
+  return `${flag} does not apply to ${path.join(' ')}: give it to the report (trace-delegation ${flag} … [target]), or see trace-delegation ${path.join(' ')} --help`;
 }
 
 /**

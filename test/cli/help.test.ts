@@ -23,7 +23,7 @@ describe("commander's own errors", () => {
   it('read like the rest: one line prefixed trace-delegation:, exit 2', async () => {
     for (const [args, says] of [
       [['--bogus'], "trace-delegation: unknown option '--bogus'\n"],
-      [['list', '--all'], "trace-delegation: unknown option '--all'\n"],
+      [['list', '--bogus'], "trace-delegation: unknown option '--bogus'\n"],
       [['contract', 'validate'], "trace-delegation: missing required argument 'plan'\n"],
       [['help', '--jsn'], 'trace-delegation: help: unknown option --jsn (trace-delegation help [command [subcommand]])\n'],
     ] as const) {

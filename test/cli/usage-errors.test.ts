@@ -25,6 +25,33 @@ describe('usage errors: one line on stderr, exit 2', () => {
     }
   });
 
+  it('an option of the tool after a subcommand without it is named as such, as before it, not "unknown"', async () => {
+    const cases: [string[], string][] = [
+      [['list', '--demo', '--all'], 'trace-delegation: --all does not apply to list: give it to the report (trace-delegation --all … [target]), or see trace-delegation list --help\n'],
+      [['list', '-o', 'json=x.json'], 'trace-delegation: --output does not apply to list: give it to the report (trace-delegation --output … [target]), or see trace-delegation list --help\n'],
+      [['check', 'fixtures', '--demo'], 'trace-delegation: --demo does not apply to check: give it to the report (trace-delegation --demo … [target]), or see trace-delegation check --help\n'],
+      [['contract', 'validate', 'x.yaml', '--follow'], 'trace-delegation: --follow does not apply to contract validate: give it to the report (trace-delegation --follow … [target]), or see trace-delegation contract validate --help\n'],
+      [['rules', '--limit', '5'], 'trace-delegation: --limit is an option of list, not of rules (trace-delegation list --limit …)\n'],
+      [['list', '--subset'], 'trace-delegation: --subset is an option of check, not of list (trace-delegation check --subset …)\n'],
+      // Given before the subcommand, the same sentence.
+      [['--all', 'list'], 'trace-delegation: --all does not apply to list: give it to the report (trace-delegation --all … [target]), or see trace-delegation list --help\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = await runMain(args);
+      expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', stderr]);
+    }
+  });
+
+  it("commander's excess arguments are one sentence", async () => {
+    for (const [args, stderr] of [
+      [['list', '--demo', 'extra'], "trace-delegation: too many arguments for 'list': expected 0 arguments but got 1\n"],
+      [['--demo', 'a', 'b'], 'trace-delegation: too many arguments: expected 1 argument but got 2\n'],
+    ] as const) {
+      const r = await runMain([...args]);
+      expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', stderr]);
+    }
+  });
+
   it('contract without a subcommand names its subcommands, not its whole help', async () => {
     for (const args of [['contract'], ['--demo', 'contract'], ['contract', '--']]) {
       const r = await runMain(args);

@@ -572,15 +572,17 @@ export function joinMatchScore(events: readonly JournalEvent[], e: DelegationCom
 
 /**
  * The position in `b` of the delegation whose start is the latest at or before `e` (a tie goes to
- * the later one in list order), or -1 when none started before it (or `e` has no time).
+ * the later one in list order), or -1 when none started before it (or `e` has no time nor place).
  */
 function latestStartedBefore(b: ByStart, e: DelegationEvent): number {
-  if (!e.time) return -1;
+  // An untimed event is where the scan placed it in its file, as sortEvents orders it.
+  const at = e.time ?? e.after ?? null;
+  if (!at) return -1;
   let lo = 0;
   let hi = b.times.length; // the first position starting after e is in [lo, hi]
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareInstants(b.times[mid], e.time) <= 0) lo = mid + 1;
+    if (compareInstants(b.times[mid], at) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo - 1;

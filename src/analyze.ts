@@ -179,9 +179,10 @@ export function mayHaveUnreadStart(d: Delegation): boolean {
   return d.events.some((e) => e.time !== null && e.time.ms < start.ms - MTIME_MARGIN_MS);
 }
 
-/** Every delegation_completed of d says the same (status, totals, preview): one join written twice. */
+/** Every delegation_completed of d says the same (status, totals, preview, pattern): one join written twice. */
 function sameCompletions(d: Delegation): boolean {
-  const key = (c: Delegation['completions'][number]) => JSON.stringify([c.aggregatedStatus, c.totalSubRuns, c.succeeded, c.failed, c.aggregatedOutputPreview]);
+  // Pattern too, as duplicate-completion compares them: another pattern's join is another use's.
+  const key = (c: Delegation['completions'][number]) => JSON.stringify([c.aggregatedStatus, c.totalSubRuns, c.succeeded, c.failed, c.aggregatedOutputPreview, c.pattern]);
   const first = key(d.completions[0]);
   return d.completions.every((c) => key(c) === first);
 }

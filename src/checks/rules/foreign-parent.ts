@@ -2,6 +2,8 @@ import type { DelegationEvent } from '../../journal/types.js';
 import type { Delegation, SubRun } from '../../model/delegation.js';
 import { memoPerScan, runsById, type RunRef } from '../../model/cross-index.js';
 import { loc } from '../../model/evidence.js';
+import { placeOf } from '../../model/target.js';
+import { compareInstants } from '../../journal/time.js';
 import type { Check, Report } from '../types.js';
 
 export const foreignParent: Check = {
@@ -96,10 +98,18 @@ const firstEvents = memoPerScan(() => {
   };
 });
 
-/** The earliest in file order (a tie keeps the start): what sorting starts then completions gave. */
+/** The earliest in time, then file order (a tie keeps the start): the same event whichever layout or order the files were read in. */
 function firstEvent(run: SubRun): DelegationEvent | null {
   let best: DelegationEvent | null = null;
-  for (const list of [run.starts, run.completions])
-    for (const e of list) if (!best || e.fileIndex < best.fileIndex || (e.fileIndex === best.fileIndex && e.line < best.line)) best = e;
+  for (const list of [run.starts, run.completions]) for (const e of list) if (!best || earlier(e, best)) best = e;
   return best;
+}
+
+/** Whether a comes before b: by time where both have a place, else by file and line (file order alone changes when a journal moves to the other layout). */
+function earlier(a: DelegationEvent, b: DelegationEvent): boolean {
+  const pa = placeOf(a);
+  const pb = placeOf(b);
+  const byTime = pa && pb ? compareInstants(pa, pb) : 0;
+  if (byTime !== 0) return byTime < 0;
+  return a.fileIndex < b.fileIndex || (a.fileIndex === b.fileIndex && a.line < b.line);
 }

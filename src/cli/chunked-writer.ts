@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, rmSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 
 const CHUNK = 64 * 1024;
@@ -53,10 +53,13 @@ export class ChunkedWriter {
 
 /**
  * Writes a document given in pieces to a file, through the same 64 KiB buffers: an --output of a
- * large tree never exists as one string or one encoding. Throws what open or write throws.
+ * large tree never exists as one string or one encoding. Throws what open or write throws, or
+ * the pieces throw; a regular file left half-written is removed first (a CI step must not upload
+ * half a SARIF document). A device or pipe (/dev/stdout) is left alone.
  */
 export async function writePiecesToFile(file: string, pieces: Iterable<string>): Promise<void> {
   const fd = openSync(file, 'w');
+  let complete = false;
   // Written at once, so never a wait for 'drain'.
   const sink: Sink = {
     write(data: Buffer | string) {
@@ -69,8 +72,11 @@ export async function writePiecesToFile(file: string, pieces: Iterable<string>):
   } as unknown as Sink;
   try {
     await writePiecesToStream(sink, pieces);
+    complete = true;
   } finally {
+    const regular = !complete && fstatSync(fd).isFile();
     closeSync(fd);
+    if (regular) rmSync(file, { force: true });
   }
 }
 

@@ -1,4 +1,7 @@
 // A whole-document format past the longest string V8 builds: a usage error naming the way out.
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { renderDocument } from '../../src/cli/report-command.js';
 import { runMain } from '../helpers/cli.js';
@@ -40,6 +43,16 @@ describe('renderDocument', () => {
       throw new TypeError('x is undefined');
     };
     expect(() => renderDocument(broken, 'html', report, ctx)).toThrow(TypeError);
+  });
+
+  it('an --output file refused part-way is removed, not left half-written', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'td-half-'));
+    const file = path.join(dir, 'page.html');
+    const r = await runMain(['--demo', '--all', '--format', 'json', '-o', `html=${file}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('a part of the html report');
+    expect(existsSync(file)).toBe(false);
+    expect(r.stdout).toBe(''); // exit 2 prints nothing on stdout
   });
 
   it('a format written in pieces: one piece too long is the same kind of usage error, naming the part', async () => {

@@ -108,9 +108,12 @@ describe.skipIf(!haveChromium)('html timeline text in headless Chromium', () => 
               const bg = f.querySelector(`svg .lane[data-agent="${CSS.escape(lane.getAttribute('data-agent')!)}"] .lane-bg`)!;
               return { text: l.textContent, left: b.left, right: b.right, width: b.width, onTop: !!hit && l.contains(hit), bg: getComputedStyle(lane).backgroundColor, laneBg: getComputedStyle(bg).fill };
             });
-            return { left: box.left, right: box.right, scrollLeft: f.scrollLeft, labels };
+            const column = f.querySelector('.lane-names')!.getBoundingClientRect().width;
+            return { left: box.left, right: box.right, scrollLeft: f.scrollLeft, labels, column, visible: f.clientWidth };
           }, to);
           expect(r.scrollLeft).toBeGreaterThan(50);
+          // The names leave most of the visible width to the bars.
+          expect(r.column).toBeLessThanOrEqual(r.visible / 3);
           expect(r.labels.length).toBeGreaterThan(0);
           for (const l of r.labels) {
             expect(l.width, l.text!).toBeGreaterThan(10);

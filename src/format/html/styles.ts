@@ -53,7 +53,7 @@ ul.outputs { list-style: none; padding-left: 0; } ul.outputs li { margin: 8px 0;
 pre.otext { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 24em; overflow: auto; margin: 2px 0; padding: 6px 8px; border: 1px solid var(--line, #ccc); border-radius: 4px; user-select: text; }
 details summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--lane); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; max-height: 240px; overflow: auto; }
-figure.timeline { margin: 14px 0 0; overflow-x: auto; }
+figure.timeline { margin: 14px 0 0; overflow-x: auto; container-type: inline-size; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; color: var(--muted); margin: 0 0 6px; padding: 0; list-style: none; }
 .legend li { display: inline-flex; align-items: center; gap: 5px; }
 .sw { display: inline-block; width: 18px; height: 10px; border-radius: 2px; background: var(--unknown); }
@@ -65,6 +65,8 @@ figure.timeline { margin: 14px 0 0; overflow-x: auto; }
 .tl { display: grid; min-width: ${TIMELINE_MIN_WIDTH}px; } .tl > * { grid-area: 1 / 1; }
 svg.swimlane { display: block; width: 100%; height: auto; font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
 .lane-names { position: sticky; left: 0; z-index: 1; justify-self: start; background: var(--bg); box-shadow: 1px 0 0 var(--line); font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+/* On a phone the sticky names would hide half of what is visible of the bars: at most 30% of the figure, names cut with an ellipsis (whole in their title). */
+.lane-names { max-width: 30cqw; }
 .lane-head, .lane-name { position: absolute; left: 0; right: 0; }
 .lane-head { top: 0; display: flex; align-items: flex-end; justify-content: flex-end; padding: 0 8px 7px 0; color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .05em; }
 .lane-name { background: var(--bg); } .lane-name.odd { background: var(--lane); }

@@ -4,7 +4,6 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -197,27 +196,30 @@ describe('standard input', () => {
   it('a gzip journal piped in with a damaged end is read whole, as the same file in a tree is, and leaves no copy behind', async () => {
     const gz = gzipSync(SAMPLE);
     const badCrc = Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([gz[gz.length - 8] ^ 0xff]), gz.subarray(gz.length - 7)]);
-    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('trace-delegation-stdin-')).length;
+    // A temporary folder of its own: other test files read gzip from stdin at the same time.
+    const tmp = tempDir('stdin-tmp-');
     for (const [input, note] of [
       [badCrc, 'a gzip checksum does not match its data \\(incorrect data check\\)'],
       [Buffer.concat([gz, Buffer.from('garbage\n')]), 'bytes after the gzip data that are not gzip were ignored'],
     ] as const) {
-      const r = await runBin(['--stdin', '--all', '--format', 'json', '--fail-on', 'none'], { input });
+      const r = await runBin(['--stdin', '--all', '--format', 'json', '--fail-on', 'none'], { input, env: { TMPDIR: tmp } });
       expectHealthy(r, 'damaged gzip stdin');
       const doc = JSON.parse(r.stdout) as Doc;
       expect(doc.stats).toMatchObject({ unreadableFiles: 0, lines: SAMPLE.split('\n').filter(Boolean).length });
       expect(ids(doc)).toEqual(SAMPLE_IDS);
       expect(doc.delegations[0].limits.join('\n')).toMatch(new RegExp(`<stdin>: ${note}[^\\n]*; all \\d+ lines of its data were read\\.`));
     }
-    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('trace-delegation-stdin-')).length).toBe(before);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
 
 describe('a gzip journal on stdin interrupted while it is copied', () => {
   it('leaves no temporary copy behind, and dies of the signal as before', async () => {
-    const copies = () => readdirSync(tmpdir()).filter((f) => f.startsWith('trace-delegation-stdin-'));
+    // A temporary folder of its own: other test files read gzip from stdin at the same time.
+    const tmp = tempDir('stdin-tmp-');
+    const copies = () => readdirSync(tmp).filter((f) => f.startsWith('trace-delegation-stdin-'));
     const before = new Set(copies());
-    const child = spawn(process.execPath, [BIN, '--stdin', '--all'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn(process.execPath, [BIN, '--stdin', '--all'], { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, TMPDIR: tmp } });
     child.stdin.write(gzipSync(SAMPLE)); // stdin stays open: the copy is still being written
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
     let made: string[] = [];

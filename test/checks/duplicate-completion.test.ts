@@ -8,6 +8,11 @@ testCheck('duplicate-completion', {
       findings: [{ severity: 'error', delegation: 'd-two-answers', messageIncludes: ['2 delegation_completed events that disagree', 'output "EU price 102\\n---\\nUS price 97.5" vs', 'output "EU price 102")'] }],
     },
     {
+      // Two joins that differ only in their pattern: the message names them, or both would read the same.
+      fixture: 'trigger-joins-differ-in-pattern.jsonl',
+      findings: [{ severity: 'error', delegation: 'd-two-patterns', messageIncludes: '(fan_out: total 2, succeeded 1, failed 1, partial vs fork: total 2, succeeded 1, failed 1, partial)' }],
+    },
+    {
       // Two writers raced: failed, then completed for the same run.
       fixture: 'trigger-conflicting-statuses.jsonl',
       findings: [

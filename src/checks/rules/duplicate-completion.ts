@@ -39,8 +39,10 @@ export const duplicateCompletion: Check = {
       const counts = (c: (typeof d.completions)[number]) => JSON.stringify([c.totalSubRuns, c.succeeded, c.failed, c.aggregatedStatus]);
       // The outputs are shown when they are what differs.
       const outputs = new Set(new Set(d.completions.map(counts)).size > 1 ? [] : d.completions.map((c) => c.aggregatedOutputPreview));
+      // The pattern too, when the joins name different ones (else two joins would read the same).
+      const patterns = new Set(d.completions.map((c) => c.pattern ?? null)).size > 1;
       const shown = (c: (typeof d.completions)[number]) =>
-        `total ${c.totalSubRuns ?? '?'}, succeeded ${c.succeeded ?? '?'}, failed ${c.failed ?? '?'}, ${c.aggregatedStatus ?? '?'}${outputs.size > 1 ? `, output ${typeof c.aggregatedOutputPreview === 'string' ? JSON.stringify(clip(c.aggregatedOutputPreview, 40)) : 'none'}` : ''}`;
+        `${patterns ? `${c.pattern ?? 'no pattern'}: ` : ''}total ${c.totalSubRuns ?? '?'}, succeeded ${c.succeeded ?? '?'}, failed ${c.failed ?? '?'}, ${c.aggregatedStatus ?? '?'}${outputs.size > 1 ? `, output ${typeof c.aggregatedOutputPreview === 'string' ? JSON.stringify(clip(c.aggregatedOutputPreview, 40)) : 'none'}` : ''}`;
       if (new Set(d.completions.map(sig)).size > 1)
         out.push({
           symptom: 'Wrong aggregate', // two joins that disagree, not a retry

@@ -19,7 +19,7 @@ function utcClock(ts: string): string {
 }
 
 export interface ListFlags extends ScanFlags {
-  limit: string;
+  limit?: string;
   events?: boolean;
   quiet?: boolean;
   format?: string;
@@ -32,7 +32,7 @@ const shortKey = (d: DelegationReport, cut: number) => `${short(d.id, cut)}${d.k
 
 /** `list`: recent delegations newest first, or with --events the skill's event listing. */
 export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
-  const limit = decimalInteger(flags.limit);
+  const limit = decimalInteger(flags.limit ?? '20');
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer, not ${JSON.stringify(flags.limit)}`);
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`list --format is text or json, not ${JSON.stringify(format)}`);

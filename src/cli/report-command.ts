@@ -1,5 +1,5 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
-import { fstatSync } from 'node:fs';
+import { existsSync, fstatSync } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { assembleReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
@@ -211,7 +211,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
       if (err instanceof UsageError || typeof e.code !== 'string') throw err; // the report, not the file
-      throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? 'its folder does not exist' : describeError(err)}`);
+      throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? noSuchFileReason(file) : describeError(err)}`);
     }
   }
   const code = exitCodeFor(report, failOn);
@@ -219,6 +219,12 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   await writePiecesToStream(io.stdout, pieces(flags.format, ctx));
   if (flags.format === 'ndjson') sayScanLimits(io, report.limits);
   return code;
+}
+
+/** ENOENT on creating a file: its folder is missing, or (/proc, a gone mount) the folder takes no new files. */
+function noSuchFileReason(file: string): string {
+  const folder = path.dirname(path.resolve(file));
+  return existsSync(folder) ? `${folder} does not take new files` : 'its folder does not exist';
 }
 
 /** NDJSON has a line per delegation and none for the scan: what it could not read goes to stderr, or a tree it could not read would pass for an empty one. */

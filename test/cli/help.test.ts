@@ -10,6 +10,12 @@ describe('--help', () => {
     for (const name of Object.keys(FORMATTERS)) expect(line).toContain(name);
   });
 
+  it("shows list's --limit default as the other defaults read, not as a quoted string", async () => {
+    const r = await runMain(['list', '--help']);
+    expect(r.stdout).toMatch(/--limit <n>\s+how many delegations \(default 20\)/);
+    expect(r.stdout).not.toContain('"20"');
+  });
+
   it('documents the exit codes', async () => {
     const r = await runMain(['--help']);
     expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error\n(list too');

@@ -1,7 +1,7 @@
 // Where the journals are read from: ASTRA_SESSIONS_DIR as a user writes it (with ~), and --demo
 // never mixed with a tree of the user's; and where --output files go (written before the report).
 import { spawnSync } from 'node:child_process';
-import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,13 @@ describe('--output', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(`trace-delegation: cannot write --output sarif=${path.join(home, 'no-such-folder', 'x.sarif')}: its folder does not exist\n`);
+  });
+
+  it.runIf(existsSync('/proc'))('a folder that exists but takes no new files (/proc) is named as such, not as missing', async () => {
+    const r = await runMain(['--demo', '--all', '--format', 'json', '-o', 'json=/proc/x.json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('trace-delegation: cannot write --output json=/proc/x.json: /proc does not take new files\n');
   });
 
   it('refuses two formats into one file', async () => {

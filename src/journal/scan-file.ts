@@ -773,6 +773,8 @@ export function describeError(err: unknown): string {
       return 'a part of the path is not a folder';
     case 'ENAMETOOLONG':
       return 'the name is too long';
+    case 'ELOOP':
+      return 'a loop of symbolic links';
     case 'EMFILE':
     case 'ENFILE':
       return 'too many open files (raise ulimit -n)';

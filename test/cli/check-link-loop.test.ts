@@ -24,6 +24,13 @@ describe.skipIf(process.platform === 'win32')('check and loops of symbolic links
     }
   });
 
+  it("a folder's case whose X.expected.json is a loop names the loop in words, not Node's ELOOP", async () => {
+    symlinkSync('join-late.jsonl.expected.json', path.join(dir, 'join-late.jsonl.expected.json'));
+    const r = await runMain(['check', '.'], { cwd: dir, env: { CI: '' } });
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(/^trace-delegation: the expectations file \S*join-late\.jsonl\.expected\.json cannot be read \(a loop of symbolic links\)\n$/);
+  });
+
   it('a journal argument that is a loop is named as one, not as missing', async () => {
     symlinkSync('b.jsonl', path.join(dir, 'a.jsonl'));
     symlinkSync('a.jsonl', path.join(dir, 'b.jsonl'));

@@ -11,6 +11,7 @@ describe('describeError', () => {
     expect(describeError(errno('ENOTDIR'))).toBe('a part of the path is not a folder');
     expect(describeError(errno('EMFILE'))).toBe('too many open files (raise ulimit -n)');
     expect(describeError(errno('ENOSPC'))).toBe('no space left on the device');
+    expect(describeError(errno('ELOOP'))).toBe('a loop of symbolic links');
   });
 
   it("keeps the first line of any other error's message", () => {

@@ -1,4 +1,4 @@
-import { isTrackerJournal, sessionIdOfPath, TRACKER_STEM } from '../journal/discover.js';
+import { isTrackerJournal, sessionIdOfPath } from '../journal/discover.js';
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent, Location, SubRunCompletedEvent } from '../journal/types.js';
@@ -117,8 +117,8 @@ function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStat
   const bySession = sessionFiles(files);
   const own = new Set(d.files);
   const out: FileStats[] = [];
+  // Gen A's shared delegation.jsonl names no session, but its archive and live file are one journal too.
   for (const sid of new Set(d.files.map(sessionIdOfPath))) {
-    if (sid === TRACKER_STEM) continue;
     for (const f of bySession.get(sid) ?? []) {
       const st = files.get(f);
       if (st && !own.has(f)) out.push(st);
@@ -184,13 +184,16 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
   for (const [file, line] of lastLineByFile) {
     const st = files.get(file);
     if (!st || st.lastWholeLine <= line) continue;
+    // Its newest event is in another file: lines after its last one here went on only if written after that event.
+    if (lastEvent && file !== lastEvent.file && !wentOnAfter(st, lastEvent)) continue;
     if (hasSessionFile && isTrackerJournal(file)) sharedGoesOn ??= file;
     else return { cause: 'engine error', detail: `${file} goes on to line ${st.lastWholeLine} after its last event`, evidence: [{ file, line: st.lastWholeLine }] };
   }
   for (const st of siblings) {
     const shown = newestTimeIn(st, { wholeLinesOnly: true });
-    if (lastEvent && shown && compareInstants(shown.time, lastEvent.time!) > 0)
-      return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${shown.line}, after its last event`, evidence: [{ file: st.file, line: shown.line }] };
+    if (!lastEvent || !shown || compareInstants(shown.time, lastEvent.time!) <= 0) continue;
+    if (hasSessionFile && isTrackerJournal(st.file)) sharedGoesOn ??= st.file;
+    else return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${shown.line}, after its last event`, evidence: [{ file: st.file, line: shown.line }] };
   }
   const last = [...lastLineByFile].map(([file, line]) => ({ file, line }));
   // Its last events are the last lines that could be read (a damaged archive): what came after
@@ -204,6 +207,12 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
     return { cause: 'crashed', detail: `its session's files end with its events; ${sharedGoesOn}, which every session writes, goes on with other delegations`, evidence: own };
   }
   return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };
+}
+
+/** Whether a journal shows a whole line stamped after `e` (another file than e's cannot be ordered by position). */
+function wentOnAfter(st: FileStats, e: JournalEvent): boolean {
+  const shown = newestTimeIn(st, { wholeLinesOnly: true });
+  return !!shown && compareInstants(shown.time, e.time!) > 0;
 }
 
 /** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */

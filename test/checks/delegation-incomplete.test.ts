@@ -32,6 +32,32 @@ testCheck('delegation-incomplete', {
       ],
     },
     {
+      // The archive goes on with another delegation after a1c3's first lines, but a1c3 went on in the
+      // plain journal, whose last lines it wrote: as in one file, crashed (was engine error).
+      fixture: 'trigger-crashed-archived-then-live',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'a1c3e5f7-0b2d-4e6f-8a1c-3e5f7a9b1d30',
+          messageIncludes: 'no delegation_completed: crashed (its events are the last lines of their files)',
+          evidenceLines: ['6b1e0c52-8d3a-4f27-9a41-3c5e7d9f1b20.jsonl.gz:2', '6b1e0c52-8d3a-4f27-9a41-3c5e7d9f1b20.jsonl.gz:3', '6b1e0c52-8d3a-4f27-9a41-3c5e7d9f1b20.jsonl:2'],
+        },
+      ],
+    },
+    {
+      // Gen A: c9e1 ends delegation.jsonl.gz and the plain delegation.jsonl goes on with d0f2: as in
+      // one file, engine error (was crashed: the shared file's archive was no sibling).
+      fixture: 'trigger-engine-error-shared-archived',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'c9e1a3b5-8d0f-4a17-9c9e-1a3b5d7f9a18',
+          messageIncludes: 'no delegation_completed: engine error (its session goes on in',
+          evidenceLines: ['delegation.jsonl.gz:1', 'delegation.jsonl:4'],
+        },
+      ],
+    },
+    {
       // Stage 1 completed and the process died: its completion is the last line of the file.
       fixture: 'trigger-crashed.jsonl',
       findings: [

@@ -16,7 +16,7 @@ import { inflateArchive } from '../journal/archive.js';
 import { describeError, isGzipPath, LineScanner, noteReadFailure, openJournal, readPlainInto, startsWithGzipMagic, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import { instanceKey, orphanInstanceKey, type Delegation } from '../model/delegation.js';
-import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
+import { registerForeignPreviews, runsById, type PreviewRef } from '../model/cross-index.js';
 import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
@@ -179,8 +179,8 @@ class Follower {
   private readonly forgottenFiles = new Set<number>();
   /** Delegations that had events in those journals when they were dropped (moved elsewhere since, maybe). */
   private readonly forgottenKeys = new Set<string>();
-  /** Delegation (instanceKey: `key` renumbers when a reused id's earlier use arrives late) → its newest activity when the stale notice was printed, and what that report said. */
-  private readonly staleAt = new Map<string, { newest: number; digest: number }>();
+  /** Delegation (instanceKey: `key` renumbers when a reused id's earlier use arrives late) → its newest activity and report inputs when the stale notice was printed, and what that report said. */
+  private readonly staleAt = new Map<string, { newest: number; digest: number; inputs: number }>();
   /** The delegation a named target that is a sub-run id belongs to, when the replay ended (the no-match warning names it). */
   private subRunOwner: string | null = null;
   /** For target `last`: the newest delegation when replay ended, and where it orders. */
@@ -1027,12 +1027,20 @@ class Follower {
         const more = inputs - printedWith.events;
         this.io.stderr.write(`trace-delegation: delegation ${d.key} has ${more} new ${more === 1 ? 'event' : 'events'} since its report: reported again\n`);
         this.printReport(d, now, all);
-      } else if (this.forgottenKeys.has(instanceKey(d)) || (this.forgottenFiles.size > 0 && d.events.some((e) => this.forgottenFiles.has(e.fileIndex)))) {
-        // Read again from a rewritten or replaced journal: printed again if what it says changed
-        // (not for a new file name or line alone: archiving a journal would reprint all of it).
+      } else {
+        const rewritten = this.forgottenKeys.has(instanceKey(d)) || (this.forgottenFiles.size > 0 && d.events.some((e) => this.forgottenFiles.has(e.fileIndex)));
+        // Fewer inputs: events it was printed with are another delegation's again (their start arrived, or came back in an archive).
+        if (!rewritten && inputs === printedWith.events) return;
+        // Printed again if what it says changed (not for a new file name or line alone: archiving a journal would reprint all of it).
         const rendered = this.render(d, now, all);
-        if (reportDigest(rendered.report) === printedWith.report) return;
-        this.io.stderr.write(`trace-delegation: delegation ${d.key} changed since its report (its journal was rewritten): reported again\n`);
+        const report = reportDigest(rendered.report);
+        if (report === printedWith.report) {
+          this.printed.set(instanceKey(d), { events: inputs, report }); // a later event that brings the count back is news
+          return;
+        }
+        const fewer = printedWith.events - inputs;
+        const why = rewritten ? 'its journal was rewritten' : `${fewer} fewer ${fewer === 1 ? 'event' : 'events'}`;
+        this.io.stderr.write(`trace-delegation: delegation ${d.key} changed since its report (${why}): reported again\n`);
         this.printReport(d, now, all, rendered);
       }
       return;
@@ -1047,10 +1055,12 @@ class Follower {
     const newest = this.newestActivityMs(d);
     if (newest === null || now - newest < this.staleAfterMs) return;
     const warned = this.staleAt.get(instanceKey(d));
-    if (warned !== undefined && warned.newest >= newest) return; // already said, and nothing new since
+    // Already said, and nothing new since: in its journals, nor linked to it from others (a delegation nested under one of its runs).
+    const inputs = reportInputs(d, all ?? this.groups.linkedTo(d));
+    if (warned !== undefined && warned.newest >= newest && warned.inputs === inputs) return;
     const rendered = this.render(d, now, all);
     const digest = reportDigest(rendered.report);
-    this.staleAt.set(instanceKey(d), { newest, digest });
+    this.staleAt.set(instanceKey(d), { newest, digest, inputs });
     if (warned !== undefined && warned.digest === digest) return; // its session went on, and the report says the same
     this.io.stderr.write(`trace-delegation: delegation ${d.key} is still open: no delegation_completed and nothing new in its journals for ${humanDuration(now - newest)} (--stale-after ${humanDuration(this.staleAfterMs)})${warned ? '; what its report says changed' : ''}\n`);
     this.print(rendered.text); // a notice, not its report: that comes with its completion
@@ -1113,13 +1123,18 @@ class Follower {
 }
 
 /**
- * What d's report is built from, counted: its events, its runs' sync markers and the delegations
- * nested under it. A printed report is printed again when this grows: a marker or a nested
+ * What d's report is built from, counted: its events, its runs' sync markers, other delegations'
+ * events for its run ids and the delegations nested under it. A printed report is printed again when this grows: a marker or a nested
  * delegation that comes after the report changes it as much as an event of its own.
  */
 function reportInputs(d: Delegation, group: readonly Delegation[]): number {
   let n = d.events.length;
-  for (const run of d.runs.values()) n += run.markers.length;
+  const byRun = runsById(group);
+  for (const run of d.runs.values()) {
+    n += run.markers.length;
+    // Another delegation's events for one of its run ids, and its start: its foreign-parent finding names it and its parent run.
+    for (const ref of byRun.get(run.runId) ?? []) if (ref.delegation !== d) n += ref.run.starts.length + ref.run.completions.length + (ref.delegation.started ? 1 : 0);
+  }
   return n + (nestedCounts(group).get(d) ?? 0);
 }
 

@@ -678,6 +678,87 @@ describe('--follow', () => {
     expect(printed[2]).toEqual(all.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((d: { id: string }) => d.id === 'd-outer'));
   });
 
+  it('reports a delegation again when a later delegation reuses one of its sub_run_ids (foreign-parent), as --all reports it', async () => {
+    const dir = tree();
+    const file = path.join(dir, 's-1.jsonl');
+    writeFileSync(file, journal(...whole('d-first')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    await f.waitFor(/"id":"d-first"/);
+    // d-second's sub-run carries d-first's run id: one result can be joined by both.
+    appendFileSync(file, journal(
+      ev.subStarted(iso(), { delegation_id: 'd-second', sub_run_id: 'r-d-first', parent_run_id: 'p-d-second', agent_id: 'coder' }),
+      ev.subCompleted(iso(), { delegation_id: 'd-second', sub_run_id: 'r-d-first', agent_id: 'coder', status: 'completed', output_preview: 'again' }),
+      ev.completed(iso(), { delegation_id: 'd-second', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'again' }),
+    ));
+    await f.waitFor(/delegation d-first has 2 new events since its report: reported again/, 10_000, 'stderr');
+    await f.waitFor(/also appears in delegation d-second \(parent run \?\)/);
+    // Its start comes later, from another journal: the finding now names its parent run.
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(ev.started(iso(Date.now() - 1000), { delegation_id: 'd-second', parent_run_id: 'p-d-second', pattern: 'fan_out', agent_ids: ['coder'] })));
+    await f.waitFor(/delegation d-first has 1 new event since its report: reported again/, 10_000, 'stderr');
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l)).filter((d) => d.id === 'd-first');
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const expected = all.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((d: { id: string }) => d.id === 'd-first');
+    expect(expected.findings.map((x: { message: string }) => x.message).join('\n')).toContain('also appears in delegation d-second (parent run p-d-second)');
+    expect(printed.at(-1)).toEqual(expected);
+  });
+
+  it('reports a delegation again when events it was printed with go back to another delegation (a journal removed, then archived)', async () => {
+    // d-x is used twice; the second use's start is in s-b, its sub-run in s-a. While s-b is gone
+    // (removed before its archive is written) the sub-run joins the first use, which is printed
+    // with it; once the archive is read, the sub-run is the second use's again, and so is --all's.
+    const dir = tree();
+    const t0 = Date.now() - 3600_000;
+    const at = (s: number) => iso(t0 + s * 1000);
+    const first = [
+      ev.started(at(0), { delegation_id: 'd-x', parent_run_id: 'P1', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.completed(at(1), { delegation_id: 'd-x', pattern: 'fan_out', total_sub_runs: 0, succeeded: 0, failed: 0, aggregated_status: 'completed' }),
+    ];
+    const run = [
+      ev.subStarted(at(11), { delegation_id: 'd-x', sub_run_id: 'r-2', parent_run_id: 'P2', agent_id: 'coder' }),
+      ev.subCompleted(at(12), { delegation_id: 'd-x', sub_run_id: 'r-2', agent_id: 'coder', status: 'completed', output_preview: 'second out' }),
+    ];
+    const second = [
+      ev.started(at(10), { delegation_id: 'd-x', parent_run_id: 'P2', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.completed(at(13), { delegation_id: 'd-x', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'second out' }),
+    ];
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    const sb = path.join(dir, 's-b.jsonl');
+    writeFileSync(sb, journal(...second));
+    await f.waitFor(/"parentRunId":"P2"/);
+    writeFileSync(path.join(dir, 's-a.jsonl'), journal(...first, ...run));
+    await f.waitFor(/"parentRunId":"P1"/);
+    rmSync(sb);
+    await f.waitFor(/delegation d-x has 2 new events since its report: reported again/, 10_000, 'stderr');
+    writeFileSync(`${sb}.gz`, gzipSync(journal(...second)));
+    await f.waitFor(/delegation d-x changed since its report \(2 fewer events\): reported again/, 10_000, 'stderr');
+    await sleep(500);
+    expect(await f.stop()).toBe(0);
+    const last = new Map(f.out().trim().split('\n').map((l) => JSON.parse(l)).map((d) => [d.key, d]));
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const expected = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(expected.map((d: { key: string; children: unknown[] }) => [d.key, d.children.length])).toEqual([['d-x', 0], ['d-x#2', 1]]);
+    expect(last.get('d-x').children).toEqual([]);
+    expect(last.get('d-x')).toEqual(expected[0]);
+  });
+
+  it('prints a stale open delegation again when a delegation nested under its run appears in another session', async () => {
+    const dir = tree();
+    const t0 = Date.now() - 3600_000;
+    const f = follow(dir, ['--format', 'ndjson', '--stale-after', '1s']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(started('d-open', iso(t0)), subStarted('d-open', iso(t0 + 1000))));
+    await f.waitFor(/delegation d-open is still open/, 10_000, 'stderr');
+    // A delegation started by d-open's sub-run, in another session's journal: d-open's own journals stay quiet.
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(ev.started(iso(t0 + 2000), { delegation_id: 'd-inner', parent_run_id: 'r-d-open', pattern: 'fan_out', agent_ids: ['coder'] })));
+    await f.waitFor(/delegation d-open is still open: .*; what its report says changed/, 10_000, 'stderr');
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l)).filter((d) => d.id === 'd-open');
+    expect(printed.map((d) => d.nested)).toEqual([[], ['d-inner']]);
+  });
+
   it('wakes a delegation reported during the replay when a late event links to it, from another journal', async () => {
     // The replay is kept as an index: d-late's events are read again from s-1 when the result that
     // missed its join arrives in s-2, and its second report is the one --all gives.

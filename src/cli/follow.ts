@@ -624,7 +624,11 @@ class Follower {
     for (const key of slept.keys) if (this.printed.has(key)) this.forgottenKeys.add(key);
     this.groups.add(slept.events);
     this.groups.removeFile(tail.fileIndex);
-    this.dormant?.forgetFile(tail.fileIndex);
+    const dormant = this.dormant;
+    // Replayed groups with lines in it wake too, without them: their other delegations' reports may change (events regrouped).
+    const linked = dormant?.dormantIn(tail.fileIndex) ?? [];
+    dormant?.forgetFile(tail.fileIndex);
+    if (dormant) for (const c of linked) this.groups.add(this.wakeOrWarn(dormant, c));
     const seen = this.seenByPair.get(tail.file.pairKey);
     if (seen) for (const [digest, file] of seen) if (file === tail.fileIndex) seen.delete(digest);
     tail.scanner = this.newScanner(tail.file, tail.fileIndex);

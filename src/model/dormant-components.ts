@@ -5,7 +5,7 @@
 // new event that shares an id with a dormant group wakes it: its lines are read again from their
 // journals, as the streamed `--all` reads them, and grouped with the new event.
 import type { JournalFile } from '../journal/discover.js';
-import { linkIds, type EventIndex } from '../journal/event-index.js';
+import { linkIds, type ComponentTable, type EventIndex, type IndexView } from '../journal/event-index.js';
 import { hash53, type NumberTable } from '../journal/id-hash.js';
 import type { JournalEvent } from '../journal/types.js';
 import { ComponentMaterializer, mergeComponents, type ComponentItem } from './component-stream.js';
@@ -14,6 +14,8 @@ import type { PreviewRef } from './cross-index.js';
 export class DormantComponents {
   private readonly materializer: ComponentMaterializer;
   private readonly componentOfId: NumberTable;
+  private readonly view: IndexView;
+  private readonly components: ComponentTable;
   /** Components whose events are in memory (woken): the index no longer speaks for them. */
   private readonly awake = new Set<number>();
   /** Journals read again from their start since (rewritten): their indexed lines are stale. */
@@ -26,6 +28,8 @@ export class DormantComponents {
     const view = index.view();
     const { components, full, prefix, linked, componentOfId } = index.components(linkedTo, inFiles, { idTable: true });
     this.materializer = new ComponentMaterializer({ view, components, full, prefix }, files, this.rewritten);
+    this.view = view;
+    this.components = components;
     this.componentOfId = componentOfId!;
     this.linked = linked;
   }
@@ -89,6 +93,20 @@ export class DormantComponents {
       this.materializer.close();
       this.materializer.forgetFailedOpens();
     }
+  }
+
+  /** The dormant components with indexed lines in a journal (one pass over the index: journals are rarely removed or rewritten). */
+  dormantIn(fileIndex: number): number[] {
+    const out: number[] = [];
+    for (let c = 0; c < this.components.count; c++) {
+      if (this.awake.has(c)) continue;
+      for (const r of this.components.recordsOf(c))
+        if (this.view.fileIndex.get(r) === fileIndex) {
+          out.push(c);
+          break;
+        }
+    }
+    return out;
   }
 
   /** A journal is read again from its start: its indexed lines are left out from now on. */

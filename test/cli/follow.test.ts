@@ -744,6 +744,35 @@ describe('--follow', () => {
     expect(last.get('d-x')).toEqual(expected[0]);
   });
 
+  it('wakes a replayed group when one of its journals is removed: events that go to another of its delegations print it again', async () => {
+    // d-x is used twice; the second use's start is in s-b, its sub-run in s-a. s-b is cleaned up
+    // after the replay: the sub-run is the first use's now, in --all as in follow.
+    const dir = tree();
+    const t0 = Date.now() - 3600_000;
+    const at = (s: number) => iso(t0 + s * 1000);
+    writeFileSync(path.join(dir, 's-a.jsonl'), journal(
+      ev.started(at(0), { delegation_id: 'd-x', parent_run_id: 'P1', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.completed(at(1), { delegation_id: 'd-x', pattern: 'fan_out', total_sub_runs: 0, succeeded: 0, failed: 0, aggregated_status: 'completed' }),
+      ev.subStarted(at(11), { delegation_id: 'd-x', sub_run_id: 'r-2', parent_run_id: 'P2', agent_id: 'coder' }),
+      ev.subCompleted(at(12), { delegation_id: 'd-x', sub_run_id: 'r-2', agent_id: 'coder', status: 'completed', output_preview: 'second out' }),
+    ));
+    writeFileSync(path.join(dir, 's-b.jsonl'), journal(
+      ev.started(at(10), { delegation_id: 'd-x', parent_run_id: 'P2', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.completed(at(13), { delegation_id: 'd-x', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'second out' }),
+    ));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    rmSync(path.join(dir, 's-b.jsonl'));
+    await f.waitFor(/delegation d-x has 2 new events since its report: reported again/, 10_000, 'stderr');
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l)).filter((d) => d.parentRunId === 'P1');
+    const all = spawnSync(process.execPath, [BIN, '--sessions', dir, '--all', '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const expected = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(expected.map((d: { key: string; children: unknown[] }) => [d.key, d.children.length])).toEqual([['d-x', 1]]);
+    expect(printed.map((d) => d.children.length)).toEqual([0, 1]);
+    expect(printed[1]).toEqual(expected[0]);
+  });
+
   it('prints a stale open delegation again when a delegation nested under its run appears in another session', async () => {
     const dir = tree();
     const t0 = Date.now() - 3600_000;

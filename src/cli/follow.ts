@@ -1128,7 +1128,7 @@ class Follower {
 
 /**
  * What d's report is built from, counted: its events, its runs' sync markers, other delegations'
- * events for its run ids and the delegations nested under it. A printed report is printed again when this grows: a marker or a nested
+ * events for its run ids, the delegations nested under it and the one it is nested under. A printed report is printed again when this grows: a marker or a nested
  * delegation that comes after the report changes it as much as an event of its own.
  */
 function reportInputs(d: Delegation, group: readonly Delegation[]): number {
@@ -1139,7 +1139,8 @@ function reportInputs(d: Delegation, group: readonly Delegation[]): number {
     // Another delegation's events for one of its run ids, and its start: its foreign-parent finding names it and its parent run.
     for (const ref of byRun.get(run.runId) ?? []) if (ref.delegation !== d) n += ref.run.starts.length + ref.run.completions.length + (ref.delegation.started ? 1 : 0);
   }
-  return n + (nestedCounts(group).get(d) ?? 0);
+  // Its outer delegation (parentDelegation), which may arrive or be removed after its report.
+  return n + (nestedCounts(group).get(d) ?? 0) + (d.parent ? 1 : 0);
 }
 
 /** Per group (the same array until it changes): how many delegations each one has nested under it. */

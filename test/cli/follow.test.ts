@@ -773,6 +773,19 @@ describe('--follow', () => {
     expect(printed[1]).toEqual(expected[0]);
   });
 
+  it('prints a nested delegation again when its outer delegation\'s journal is removed: it names no parent delegation then', async () => {
+    const dir = tree();
+    writeFileSync(path.join(dir, 's-1.jsonl'), journal(...whole('d-out')));
+    writeFileSync(path.join(dir, 's-2.jsonl'), journal(ev.started(iso(), { delegation_id: 'd-in', parent_run_id: 'r-d-out', pattern: 'fan_out', agent_ids: ['coder'] }), completed('d-in')));
+    const f = follow(dir, ['--format', 'ndjson']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    rmSync(path.join(dir, 's-1.jsonl'));
+    await f.waitFor(/delegation d-in changed since its report \(1 fewer event\): reported again/, 10_000, 'stderr');
+    expect(await f.stop()).toBe(0);
+    const printed = f.out().trim().split('\n').map((l) => JSON.parse(l)).filter((d) => d.id === 'd-in');
+    expect(printed.map((d) => d.parentDelegation)).toEqual(['d-out', null]);
+  });
+
   it('prints a stale open delegation again when a delegation nested under its run appears in another session', async () => {
     const dir = tree();
     const t0 = Date.now() - 3600_000;

@@ -15,7 +15,15 @@ export class ChunkedWriter {
   private buf = Buffer.allocUnsafe(CHUNK);
   private used = 0;
 
-  constructor(private readonly stream: Sink) {}
+  /** The sink is done with a chunk once it holds no bytes: process.stdout or stderr, or a file written at once. */
+  private readonly reusable: boolean;
+
+  constructor(
+    private readonly stream: Sink,
+    { writtenAtOnce = false }: { writtenAtOnce?: boolean } = {},
+  ) {
+    this.reusable = writtenAtOnce || stream === process.stdout || stream === process.stderr;
+  }
 
   /** A promise only when the buffer had to be flushed: the caller then awaits one per 64 KiB, not one per piece. */
   write(s: string): Promise<void> | undefined {
@@ -34,9 +42,12 @@ export class ChunkedWriter {
   async flush(): Promise<void> {
     if (this.used === 0) return;
     const full = this.buf.subarray(0, this.used);
-    this.buf = Buffer.allocUnsafe(CHUNK); // the stream may hold on to the written one
     this.used = 0;
     await this.send(full);
+    // Reused when the sink is known to be done with it: the process's own output once it holds
+    // nothing (written at once to a file, /dev/null, a Linux pipe), or a file written at once.
+    // Any other stream may keep the chunk (a PassThrough's reader, a test's capture).
+    if (!this.reusable || ((this.stream as Partial<Writable>).writableLength ?? 0) > 0) this.buf = Buffer.allocUnsafe(CHUNK);
   }
 
   private async send(data: Buffer | string): Promise<void> {
@@ -71,7 +82,7 @@ export async function writePiecesToFile(file: string, pieces: Iterable<string>):
     off: () => sink,
   } as unknown as Sink;
   try {
-    await writePiecesToStream(sink, pieces);
+    await writePiecesToStream(sink, pieces, { writtenAtOnce: true });
     complete = true;
   } finally {
     const regular = !complete && fstatSync(fd).isFile();
@@ -81,8 +92,8 @@ export async function writePiecesToFile(file: string, pieces: Iterable<string>):
 }
 
 /** Writes a document given in pieces to a stream, waiting for it when it is slower than we are. */
-export async function writePiecesToStream(stream: Sink, pieces: Iterable<string>): Promise<void> {
-  const out = new ChunkedWriter(stream);
+export async function writePiecesToStream(stream: Sink, pieces: Iterable<string>, options?: { writtenAtOnce?: boolean }): Promise<void> {
+  const out = new ChunkedWriter(stream, options);
   for (const s of pieces) {
     const flushing = out.write(s);
     if (flushing) await flushing;

@@ -98,5 +98,7 @@ testCheck('retry-unlinked', {
     // retry's start. delegation-incomplete reports the stop; the gate's wiring is not at fault.
     'trap-crash-mid-retry.jsonl',
     'trap-crash-before-retry-start.jsonl',
+    // The same, with the first child's start (stamped 4 s before the retry) written after it: time order, not file order.
+    'trap-crash-earlier-line-written-after.jsonl',
   ],
 });

@@ -12,7 +12,9 @@ function cutShortAt(d: Delegation, retry: RetryEvent): boolean {
   if (d.completed) return false;
   // The original's completion is the gate's own next step: the engine may have stopped just after it.
   const gateStep = (e: JournalEvent) => e.type === 'delegation_sub_run_completed' && e.subRunId === retry.originalRunId;
-  return !d.events.some((e) => e !== retry && !gateStep(e) && (happenedAfter(e, retry) || (e.file === retry.file && e.line > retry.line)));
+  // Later in time (journal-format.md: never file order for causality); an untimed line by its place in the retry's file.
+  const later = (e: JournalEvent) => (e.time && retry.time ? happenedAfter(e, retry) : e.file === retry.file && e.line > retry.line);
+  return !d.events.some((e) => e !== retry && !gateStep(e) && later(e));
 }
 
 export const retryUnlinked: Check = {

@@ -188,7 +188,7 @@ class Follower {
   private newestKeyAtReplay: OrderKey | null = null;
   /** Delegations that existed when replay ended (null during replay). */
   private replayKeys: Set<string> | null = null;
-  /** Events of files read after the replay but written before it ended: their delegations join replayKeys. */
+  /** Events of files read after the replay but written before it ended: the delegations whose start they hold join replayKeys. */
   private readonly lateReplay = new Set<JournalEvent>();
   private readonly watchers = new Map<string, FSWatcher>();
   /** The folder each watcher was set on (device:inode): one removed and made again needs a new watcher. */
@@ -976,7 +976,8 @@ class Follower {
     this.lastEvaluation = Date.now();
     if (this.groups.stale) this.delegations = this.groups.delegations();
     if (this.lateReplay.size && this.replayKeys) {
-      for (const d of this.delegations) if (d.events.some((e) => this.lateReplay.has(e))) this.replayKeys.add(instanceKey(d));
+      // Old by its start only: a later delegation's sub-run lines may be written before its start, in a file the replay left.
+      for (const d of this.delegations) if (d.events.some((e) => e.type === 'delegation_started' && this.lateReplay.has(e))) this.replayKeys.add(instanceKey(d));
       this.lateReplay.clear();
     }
     const now = this.now();

@@ -1,7 +1,7 @@
 // `--follow last` picks the files to replay as `last` reads them, fallbacks included: it must
 // follow the delegation `last` shows. (Built binary: `npm test` builds first.)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -65,3 +65,41 @@ it('--follow last follows the delegation last shows when an unread start is newe
   expect(JSON.parse(last.stdout).delegations.map((d: { key: string }) => d.key)).toEqual(['d-b']);
   expect(await followLast(dir)).toEqual(['d-b']);
 }, 60_000);
+
+it('--follow last follows a delegation that starts after the replay when one of its sub-runs was journaled before its start, in a file the replay left', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'td-follow-last-'));
+  dirs.push(dir);
+  const p = (name: string) => path.join(dir, name);
+  writeFileSync(p('s-b.jsonl'), journal(started('d-b', NOW - H)));
+  // d-c's sub-run is written first, in its own session (the newest file, no start in it): the replay reads only d-b's group.
+  writeFileSync(p('s-c.jsonl'), journal(subStarted('d-c', NOW - 30 * 60_000 + 10)));
+  const child = spawn(process.execPath, [BIN, '--follow', 'last', '--sessions', dir, '--format', 'ndjson', '--stale-after', '1000000h', '--now', iso(NOW)], {
+    env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_POLL_MS: '50', TRACE_DELEGATION_WATCH: '0', TRACE_DELEGATION_NOW: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const exited = new Promise((r) => child.on('exit', r));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  while (!/following \d+ journal files?/.test(err)) await sleep(20);
+  expect(err).toMatch(/following 2 journal files/);
+  appendFileSync(p('s-a.jsonl'), journal(started('d-c', NOW - 30 * 60_000)));
+  await sleep(400);
+  appendFileSync(p('s-c.jsonl'), journal(subDone('d-c', NOW - 30 * 60_000 + 20)));
+  appendFileSync(p('s-a.jsonl'), journal(completed('d-c', NOW - 30 * 60_000 + 30)));
+  const t0 = Date.now();
+  while (!out.includes('"d-c"') && Date.now() - t0 < 5000) await sleep(50);
+  child.kill('SIGINT');
+  await exited;
+  clearTimeout(timer);
+  const reports = out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  // d-c started after d-b: followed, and printed complete with its sub-run, as `last` shows it.
+  expect(reports.map((r) => r.key)).toEqual(['d-c']);
+  expect(reports[0].status.aggregated).toBe('completed');
+  expect(reports[0].findings).toEqual([]);
+  const last = await runBin(['--sessions', dir, 'last', '--format', 'json', '--now', iso(NOW)]);
+  expect(JSON.parse(last.stdout).delegations.map((d: { key: string }) => d.key)).toEqual(['d-c']);
+}, 40_000);

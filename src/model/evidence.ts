@@ -1,4 +1,5 @@
-import { isTrackerJournal, sessionIdOfPath } from '../journal/discover.js';
+import path from 'node:path';
+import { isTrackerJournal, sessionIdOfPath, TRACKER_STEM } from '../journal/discover.js';
 import { compareInstants, diffMs } from '../journal/time.js';
 import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent, Location, SubRunCompletedEvent } from '../journal/types.js';
@@ -118,8 +119,11 @@ function sessionSiblings(d: Delegation, files: Map<string, FileStats>): FileStat
   const own = new Set(d.files);
   const out: FileStats[] = [];
   // Gen A's shared delegation.jsonl names no session, but its archive and live file are one journal too.
+  const trackerFolders = new Set(d.files.filter(isTrackerJournal).map((f) => path.dirname(f)));
   for (const sid of new Set(d.files.map(sessionIdOfPath))) {
     for (const f of bySession.get(sid) ?? []) {
+      // Another root's delegation.jsonl is another engine's tracker, not this one's archive or live file.
+      if (sid === TRACKER_STEM && !trackerFolders.has(path.dirname(f))) continue;
       const st = files.get(f);
       if (st && !own.has(f)) out.push(st);
     }

@@ -78,6 +78,16 @@ testCheck('retry-unlinked', {
       findings: [{ severity: 'error', messageIncludes: 'delegation_retry names retry run e4e4e4e4-5f5f-4060-b171-828282828282, which never started', evidenceLines: ['trigger-retry-never-started-engine-went-on.jsonl:4'] }],
     },
     {
+      // Cut short by a stop, but the original it names was never journaled before it: that is not the stop's doing.
+      fixture: 'trigger-original-unknown-before-crash.jsonl',
+      findings: [{ severity: 'error', messageIncludes: 'delegation_retry names original run d3d3d3d3-4e4e-4f5f-a060-717171717171, which has no start or completion', evidenceLines: ['trigger-original-unknown-before-crash.jsonl:4'] }],
+    },
+    {
+      // The retry's start has the retry's very ts, in the tracker's file: written after it, so not cut short.
+      fixture: 'trigger-retry-start-same-ts-other-file',
+      findings: [{ severity: 'error', messageIncludes: 'retry run e4e4e4e4-5f5f-4060-b171-828282828282 starts with retry_of null' }],
+    },
+    {
       // The original's verification_failed completion was never written.
       fixture: 'missing-completion/trap-retried-original.jsonl',
       findings: [{ severity: 'error', messageIncludes: 'is not marked verification_failed (statuses: none)', evidenceLines: ['trap-retried-original.jsonl:7'] }],

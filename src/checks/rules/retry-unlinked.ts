@@ -1,6 +1,8 @@
 import type { RetryEvent, JournalEvent } from '../../journal/types.js';
 import type { Delegation } from '../../model/delegation.js';
-import { happenedAfter, hasSubRunEvents, loc } from '../../model/evidence.js';
+import { compareInstants } from '../../journal/time.js';
+import { hasSubRunEvents, loc } from '../../model/evidence.js';
+import { placeOf } from '../../model/target.js';
 import type { Check, Report } from '../types.js';
 
 /**
@@ -12,9 +14,20 @@ function cutShortAt(d: Delegation, retry: RetryEvent): boolean {
   if (d.completed) return false;
   // The original's completion is the gate's own next step: the engine may have stopped just after it.
   const gateStep = (e: JournalEvent) => e.type === 'delegation_sub_run_completed' && e.subRunId === retry.originalRunId;
-  // Later in time (journal-format.md: never file order for causality); an untimed line by its place in the retry's file.
-  const later = (e: JournalEvent) => (e.time && retry.time ? happenedAfter(e, retry) : e.file === retry.file && e.line > retry.line);
-  return !d.events.some((e) => e !== retry && !gateStep(e) && later(e));
+  return !d.events.some((e) => e !== retry && !gateStep(e) && notBefore(e, retry));
+}
+
+/**
+ * Whether e may have been written after the retry: later in time (journal-format.md: never file
+ * order for causality; an untimed line at its place in its file), or at the same time in another
+ * file. Without a place for either, a later line of the retry's file.
+ */
+function notBefore(e: JournalEvent, retry: JournalEvent): boolean {
+  const a = placeOf(e);
+  const b = placeOf(retry);
+  if (!a || !b) return e.file === retry.file && e.line > retry.line;
+  const c = compareInstants(a, b);
+  return c > 0 || (c === 0 && (e.file !== retry.file || e.line > retry.line));
 }
 
 export const retryUnlinked: Check = {
@@ -25,7 +38,7 @@ export const retryUnlinked: Check = {
     description: 'A verification retry cannot be folded into the child it replaces.',
     symptom: 'Retry loop',
     docs: {
-      why: 'A retry must name the run it replaces (delegation_retry original → retry, retry_of on the retry start), run the same agent, and the original must be marked verification_failed; otherwise the child set, totals and chain length are guesses. A retry that is the last event of a delegation with no delegation_completed is not judged: the engine stopped (or is still writing) before the next steps, which delegation-incomplete reports.',
+      why: 'A retry must name the run it replaces (delegation_retry original → retry, retry_of on the retry start), run the same agent, and the original must be marked verification_failed; otherwise the child set, totals and chain length are guesses. A retry that is the last event of a delegation with no delegation_completed is not judged on the steps that follow it (the original marked verification_failed, the retry started): the engine stopped (or is still writing) before them, which delegation-incomplete reports.',
       example: '{"type":"delegation_retry",…,"original_run_id":"r-1","retry_run_id":"r-2",…}\n{"type":"delegation_sub_run_started",…,"sub_run_id":"r-2","retry_of":null,…}',
       reportLine: '- [error] retry-unlinked: retry run r-2 starts with retry_of null, but delegation_retry says it retries r-1 (j.jsonl:4, j.jsonl:6)',
       fix: 'Check apply_gate: the retry start must carry retry_of = original, and the original must be completed as verification_failed before the retry starts.',
@@ -37,10 +50,11 @@ export const retryUnlinked: Check = {
     const known = (id: string | null) => !!id && !!d.runs.get(id) && (d.runs.get(id)!.starts.length > 0 || d.runs.get(id)!.completions.length > 0);
     for (const r of d.retries) {
       const retryRun = r.retryRunId ? d.runs.get(r.retryRunId) : undefined;
-      if (cutShortAt(d, r)) continue;
-      if (!r.originalRunId || !known(r.originalRunId)) {
-        out.push({ message: `delegation_retry names original run ${r.originalRunId ?? '(none)'}, which has no start or completion`, evidence: [loc(r)], runs: [r.retryRunId ?? ''].filter(Boolean) });
-      } else {
+      const originalKnown = !!r.originalRunId && known(r.originalRunId);
+      // The original runs before its retry is written: a stop after the retry does not explain it.
+      if (!originalKnown) out.push({ message: `delegation_retry names original run ${r.originalRunId ?? '(none)'}, which has no start or completion`, evidence: [loc(r)], runs: [r.retryRunId ?? ''].filter(Boolean) });
+      if (cutShortAt(d, r)) continue; // the gate's next steps (verification_failed, the retry's start) were never written
+      if (originalKnown && r.originalRunId) {
         const original = d.runs.get(r.originalRunId)!;
         if (!original.completions.some((c) => c.status === 'verification_failed'))
           out.push({ message: `original run ${r.originalRunId} of retry ${r.retryRunId ?? '?'} is not marked verification_failed (statuses: ${original.completions.map((c) => c.status).join(',') || 'none'})`, evidence: [loc(r), ...original.completions.map(loc)], runs: [r.originalRunId] });

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, realpathSync, rmSync, writeSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 
 const CHUNK = 64 * 1024;
@@ -87,7 +87,8 @@ export async function writePiecesToFile(file: string, pieces: Iterable<string>):
   } finally {
     const regular = !complete && fstatSync(fd).isFile();
     closeSync(fd);
-    if (regular) rmSync(file, { force: true });
+    // The file written, also through a symbolic link (removing the link would leave the half document at its target).
+    if (regular) rmSync(realpathSync(file), { force: true });
   }
 }
 

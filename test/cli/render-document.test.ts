@@ -1,5 +1,5 @@
 // A whole-document format past the longest string V8 builds: a usage error naming the way out.
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -53,6 +53,17 @@ describe('renderDocument', () => {
     expect(r.stderr).toContain('a part of the html report');
     expect(existsSync(file)).toBe(false);
     expect(r.stdout).toBe(''); // exit 2 prints nothing on stdout
+  });
+
+  it('an --output through a symbolic link refused part-way leaves no half document at its target', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'td-half-link-'));
+    const real = path.join(dir, 'real.html');
+    const link = path.join(dir, 'link.html');
+    writeFileSync(real, 'an older page');
+    symlinkSync(real, link);
+    const r = await runMain(['--demo', '--all', '--format', 'json', '-o', `html=${link}`]);
+    expect(r.code).toBe(2);
+    expect(existsSync(real)).toBe(false);
   });
 
   it('a format written in pieces: one piece too long is the same kind of usage error, naming the part', async () => {

@@ -6,7 +6,7 @@ import { safeTerminalText as safe } from '../format/terminal.js';
 import { delegationBlock } from '../format/text.js';
 import type { FormatContext } from '../format/types.js';
 import type { DelegationReport } from '../report/types.js';
-import { ChunkedWriter } from './chunked-writer.js';
+import { writePiecesToStream } from './chunked-writer.js';
 import { EXIT } from './io.js';
 
 /**
@@ -42,7 +42,6 @@ export async function writeReportStream(
   onScanLimits?: (limits: readonly string[]) => void,
 ): Promise<number> {
   const assembler = new ReportAssembler(prepared.scan, prepared, options, prepared);
-  const out = new ChunkedWriter(stream);
   const min = ctx.failOn === 'none' ? Number.POSITIVE_INFINITY : SEVERITY_RANK[ctx.failOn];
   let failing = false;
   let count = 0;
@@ -57,44 +56,42 @@ export async function writeReportStream(
     }
   }
 
-  if (format === 'json') {
-    const head = assembler.head();
-    // JSON.stringify(report, null, 2) with a marker in place of the delegations gives the text
-    // around them; each delegation is indented to its place in the array.
-    const marker = `"@@delegations-${Math.random().toString(36).slice(2)}@@"`;
-    const around = (tail: object) => JSON.stringify({ ...head, delegations: [JSON.parse(marker)], ...tail }, null, 2).split(marker);
-    // Up to `[\n` before the first element; each element brings its indent.
-    for (const r of reports()) {
-      // Separator and element written apart: joined, each 10 KB element was copied twice more (the join, then its flattening).
-      const separating = out.write(count > 1 ? ',\n' : around({})[0].slice(0, -4));
-      if (separating) await separating; // `await undefined` would still cost a turn of the microtask queue
-      const flushing = out.write(asArrayElement(r));
-      if (flushing) await flushing;
+  // The document's pieces, built as they are written. Separators and elements go apart: joined,
+  // each 10 KB element was copied twice more (the join, then its flattening).
+  function* pieces(): Generator<string> {
+    if (format === 'json') {
+      const head = assembler.head();
+      // JSON.stringify(report, null, 2) with a marker in place of the delegations gives the text
+      // around them; each delegation is indented to its place in the array.
+      const marker = `"@@delegations-${Math.random().toString(36).slice(2)}@@"`;
+      const around = (tail: object) => JSON.stringify({ ...head, delegations: [JSON.parse(marker)], ...tail }, null, 2).split(marker);
+      for (const r of reports()) {
+        // Up to `[\n` before the first element; each element brings its indent.
+        yield count > 1 ? ',\n' : around({})[0].slice(0, -4);
+        yield asArrayElement(r);
+      }
+      if (count === 0) yield `${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`;
+      else yield `${around(assembler.tail())[1]}\n`;
+    } else if (format === 'ndjson') {
+      // One line per delegation, as the ndjson package's serializer writes it (no cycles to guard).
+      for (const r of reports()) {
+        yield JSON.stringify(r);
+        yield EOL;
+      }
+      // A line is a delegation: what the scan could not read has no line of its own (the caller says it).
+      onScanLimits?.(assembler.tail().limits);
+    } else {
+      for (const r of reports()) {
+        if (count > 1) yield '\n\n';
+        yield delegationBlock(r, ctx);
+      }
+      if (count === 0) yield 'No delegation found.'; // --all over a tree without one
+      const { limits } = assembler.tail();
+      if (limits.length) yield `\n\n${['Scan limits:', ...limits.map((l) => `- ${safe(l)}`)].join('\n')}`;
+      yield '\n';
     }
-    if (count === 0) await out.write(`${JSON.stringify({ ...head, delegations: [], ...assembler.tail() }, null, 2)}\n`);
-    else await out.write(`${around(assembler.tail())[1]}\n`);
-  } else if (format === 'ndjson') {
-    // One line per delegation, as the ndjson package's serializer writes it (no cycles to guard).
-    for (const r of reports()) {
-      const flushing = out.write(JSON.stringify(r));
-      if (flushing) await flushing;
-      const ending = out.write(EOL);
-      if (ending) await ending;
-    }
-    // A line is a delegation: what the scan could not read has no line of its own (the caller says it).
-    onScanLimits?.(assembler.tail().limits);
-  } else {
-    for (const r of reports()) {
-      const separating = count > 1 ? out.write('\n\n') : undefined;
-      if (separating) await separating;
-      const flushing = out.write(delegationBlock(r, ctx));
-      if (flushing) await flushing;
-    }
-    if (count === 0) await out.write('No delegation found.'); // --all over a tree without one
-    const { limits } = assembler.tail();
-    if (limits.length) await out.write(`\n\n${['Scan limits:', ...limits.map((l) => `- ${safe(l)}`)].join('\n')}`);
-    await out.write('\n');
   }
-  await out.flush();
+
+  await writePiecesToStream(stream, pieces());
   return failing ? EXIT.findings : EXIT.ok;
 }

@@ -189,13 +189,13 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
     const st = files.get(file);
     if (!st || st.lastWholeLine <= line) continue;
     // Its newest event is in another file: lines after its last one here went on only if written after that event.
-    if (lastEvent && file !== lastEvent.file && !wentOnAfter(st, lastEvent)) continue;
+    if (lastEvent && file !== lastEvent.file && !lineAfter(st, lastEvent)) continue;
     if (hasSessionFile && isTrackerJournal(file)) sharedGoesOn ??= file;
     else return { cause: 'engine error', detail: `${file} goes on to line ${st.lastWholeLine} after its last event`, evidence: [{ file, line: st.lastWholeLine }] };
   }
   for (const st of siblings) {
-    const shown = newestTimeIn(st, { wholeLinesOnly: true });
-    if (!lastEvent || !shown || compareInstants(shown.time, lastEvent.time!) <= 0) continue;
+    const shown = lastEvent && lineAfter(st, lastEvent);
+    if (!shown) continue;
     if (hasSessionFile && isTrackerJournal(st.file)) sharedGoesOn ??= st.file;
     else return { cause: 'engine error', detail: `its session goes on in ${st.file} to line ${shown.line}, after its last event`, evidence: [{ file: st.file, line: shown.line }] };
   }
@@ -213,10 +213,10 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
   return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };
 }
 
-/** Whether a journal shows a whole line stamped after `e` (another file than e's cannot be ordered by position). */
-function wentOnAfter(st: FileStats, e: JournalEvent): boolean {
+/** The journal's newest whole line when it is stamped after `e` (another file than e's cannot be ordered by position), or null. */
+function lineAfter(st: FileStats, e: JournalEvent): { time: Instant; line: number } | null {
   const shown = newestTimeIn(st, { wholeLinesOnly: true });
-  return !!shown && compareInstants(shown.time, e.time!) > 0;
+  return shown && compareInstants(shown.time, e.time!) > 0 ? shown : null;
 }
 
 /** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */

@@ -161,10 +161,10 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
         delegations.push(use);
       }
       use.events.push(e);
-      earlierRuns.add(`${e.delegationId}\u0000${(e as SubRunStartedEvent).subRunId}`);
+      earlierRuns.add(runKey(e.delegationId, (e as SubRunStartedEvent).subRunId));
     } else {
       const use = earlierUses.get(e.delegationId);
-      const earlier = use !== undefined && belongsToEarlierUse(list[0], e, (run) => earlierRuns.has(`${e.delegationId}\u0000${run}`));
+      const earlier = use !== undefined && belongsToEarlierUse(list[0], e, (run) => earlierRuns.has(runKey(e.delegationId, run)));
       (earlier ? use : list[0]).events.push(e);
     }
   }
@@ -264,6 +264,9 @@ interface ByStart {
    */
   next: Int32Array;
 }
+
+/** One run of one delegation id, as a map key (ids are any string: NUL separates them). */
+const runKey = (delegationId: string, runId: string) => `${delegationId}\u0000${runId}`;
 
 /** Whether two starts of one id and parent run could be one execute call's line written twice: the same session, pattern and agents. */
 function sameCall(a: DelegationStartedEvent, b: DelegationStartedEvent): boolean {
@@ -389,7 +392,7 @@ class ReusedIdOwners {
       const at = starter === undefined ? undefined : candidates === list ? starter.first : starter.byParent.get(parent);
       if (at !== undefined) return list[at];
       // A completion journaled before its run's start (clock inversion) goes where that start goes.
-      const start = e.type === 'delegation_sub_run_completed' && starter === undefined ? this.firstStarts().get(`${e.delegationId}\u0000${e.subRunId}`) : undefined;
+      const start = e.type === 'delegation_sub_run_completed' && starter === undefined ? this.firstStarts().get(runKey(e.delegationId, e.subRunId)) : undefined;
       if (start) return this.pick(list, start);
     }
     const byStart = this.byStart(index, candidates);
@@ -483,9 +486,11 @@ class ReusedIdOwners {
   private firstStarts(): Map<string, SubRunStartedEvent> {
     if (this.firstStartOf) return this.firstStartOf;
     this.firstStartOf = new Map();
-    for (const e of this.events)
-      if (e.type === 'delegation_sub_run_started' && (this.byId.get(e.delegationId)?.length ?? 0) > 1 && !this.firstStartOf.has(`${e.delegationId}\u0000${e.subRunId}`))
-        this.firstStartOf.set(`${e.delegationId}\u0000${e.subRunId}`, e);
+    for (const e of this.events) {
+      if (e.type !== 'delegation_sub_run_started' || (this.byId.get(e.delegationId)?.length ?? 0) <= 1) continue;
+      const key = runKey(e.delegationId, e.subRunId);
+      if (!this.firstStartOf.has(key)) this.firstStartOf.set(key, e);
+    }
     return this.firstStartOf;
   }
 

@@ -248,6 +248,14 @@ export function startedChildren(d: Delegation) {
   return inJournalOrder(d, d.children.filter((c) => c.attempts[0].starts.length > 0));
 }
 
+/**
+ * Children the journal shows ran: a start, or a completion whose start line was lost (a failed
+ * write drops an event silently, journal-format §1.2), in the order they happened.
+ */
+export function journaledChildren(d: Delegation) {
+  return inJournalOrder(d, d.children.filter((c) => c.attempts[0].starts.length > 0 || c.attempts[0].completions.length > 0));
+}
+
 /** `children` in the order of their original run's first start, or first completion when its start line is missing. */
 export function inJournalOrder(d: Delegation, children: readonly Child[]): Child[] {
   const order = new Map(d.events.map((e, i) => [e, i] as const));
@@ -262,6 +270,13 @@ export const retriesUnknownRun = (d: Delegation, c: Child): boolean => c.attempt
 export function startedPerAgent(d: Delegation): Map<string, number> {
   const by = new Map<string, number>();
   for (const c of startedChildren(d)) if (c.agentId) by.set(c.agentId, (by.get(c.agentId) ?? 0) + 1);
+  return by;
+}
+
+/** How many children of each agent the journal shows ran (journaledChildren). */
+export function journaledPerAgent(d: Delegation): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const c of journaledChildren(d)) if (c.agentId) by.set(c.agentId, (by.get(c.agentId) ?? 0) + 1);
   return by;
 }
 
@@ -302,7 +317,7 @@ export function isTimeoutError(error: string | null): boolean {
  */
 export function unexplainedSequentialStop(d: Delegation): { last: Child; next: string; started: number } | null {
   if (d.pattern !== 'sequential' || !d.completed || !d.started || !hasSubRunEvents(d)) return null;
-  const started = startedChildren(d);
+  const started = journaledChildren(d); // a stage whose start line was lost still ran
   const ids = d.started.agentIds;
   if (started.length === 0 || started.length >= ids.length) return null;
   const last = started[started.length - 1];

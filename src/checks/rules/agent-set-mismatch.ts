@@ -1,5 +1,5 @@
 import { firstStart, type Child } from '../../model/delegation.js';
-import { loc, retriesUnknownRun, startedChildren } from '../../model/evidence.js';
+import { journaledChildren, loc, retriesUnknownRun } from '../../model/evidence.js';
 import { allowedStartsPerAgent } from '../../model/expected.js';
 import type { Check, Report } from '../types.js';
 
@@ -49,7 +49,8 @@ export const agentSetMismatch: Check = {
     // of its agent. One naming another agent's run is not a retry of its own agent: it counts.
     const roots: Child[] = [];
     const agentsSeen = new Set<string | null>();
-    for (const c of startedChildren(d)) {
+    // A stage whose start line was lost (only its completion journaled) keeps its place in the order.
+    for (const c of journaledChildren(d)) {
       if (!(agentsSeen.has(c.agentId) && retriesUnknownRun(d, c))) roots.push(c);
       agentsSeen.add(c.agentId);
     }
@@ -57,7 +58,7 @@ export const agentSetMismatch: Check = {
     if (allowed) {
       const counts = new Map<string, typeof roots>();
       for (const c of roots) {
-        if (!c.agentId || !known.has(c.agentId)) continue;
+        if (!c.agentId || !known.has(c.agentId) || c.attempts[0].starts.length === 0) continue;
         const list = counts.get(c.agentId);
         if (list) list.push(c);
         else counts.set(c.agentId, [c]);
@@ -72,7 +73,7 @@ export const agentSetMismatch: Check = {
       const bad = roots.findIndex((c, i) => c.agentId !== ids[i]);
       if (bad !== -1) {
         const c = roots[bad];
-        out.push({ message: `${d.pattern} stage ${bad + 1} started agent ${c.agentId}, but agent_ids order expects ${ids[bad] ?? '(no stage)'}`, evidence: [loc(started), loc(c.attempts[0].starts[0])], runs: [c.key] });
+        out.push({ message: `${d.pattern} stage ${bad + 1} started agent ${c.agentId}, but agent_ids order expects ${ids[bad] ?? '(no stage)'}`, evidence: [loc(started), loc(c.attempts[0].starts[0] ?? c.attempts[0].completions[0])], runs: [c.key] });
       }
     }
     return out;

@@ -1,7 +1,7 @@
 import { compareInstants, diffMs } from '../../journal/time.js';
 import type { DelegationCompletedEvent, Location, SubRunCompletedEvent } from '../../journal/types.js';
 import type { Child, Delegation, SubRun } from '../../model/delegation.js';
-import { hasSubRunEvents, JOIN_INVERSION_MS, loc, settledAtJoin, startedPerAgent, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
+import { hasSubRunEvents, JOIN_INVERSION_MS, journaledPerAgent, loc, settledAtJoin, succeededAtJoin, terminalCompletions } from '../../model/evidence.js';
 import { aggregateContains, longEnoughForSubstring, SEPARATOR, truncatedTail, withoutTruncationMark } from '../../journal/preview.js';
 import { previewsIn } from '../../model/cross-index.js';
 import { delegationTree } from '../../model/group.js';
@@ -75,7 +75,7 @@ function countedFailures(d: Delegation, join: DelegationCompletedEvent, expected
 /** Expected children that never started, by agent ("agent x: 1 expected child never started"). */
 function neverStarted(d: Delegation, expected: ReadonlyMap<string, number> | null): string[] {
   if (!expected) return [];
-  const started = startedPerAgent(d);
+  const started = journaledPerAgent(d); // a child with a completion but no start line is listed with the others
   const out: string[] = [];
   for (const [agent, want] of expected) {
     const missing = want - (started.get(agent) ?? 0);

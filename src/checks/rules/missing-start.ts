@@ -16,7 +16,7 @@ export const missingStart: Check = {
     description: 'An expected child never journaled a sub-run start although the delegation completed.',
     symptom: 'No child runs',
     docs: {
-      why: 'The delegation finished and reported its totals, but one of the children its pattern promises never entered Running. Unless the totals count it as a setup failure, an agent vanished without a trace. Each missing child is judged on its own: as many as the totals leave room for are setup failures (info). A child with a completion but no start was journaled: its start line was lost (a failed journal write drops an event silently), a warning about the journal rather than a vanished agent. Two stops by design are info too, with their evidence: a pipeline whose last started stage was cancelled (a cancel stops it before the next stage), and a fork whose shared deadline ran out part-way (a child failed with a shared-deadline timeout; the ones not yet launched never start; a per-agent timeout stops no launch). Sequential delegations are not judged here: their stops are sequential-stopped-early (info, with the probable reason), as journal-format.md §9 asks, even after a failed stage that should have fallen through.',
+      why: 'The delegation finished and reported its totals, but one of the children its pattern promises never entered Running. Unless the totals count it as a setup failure, an agent vanished without a trace. Each missing child is judged on its own: as many as the totals leave room for are setup failures (info). A child with a completion but no start was journaled: its start line was lost (a failed journal write drops an event silently), a warning about the journal rather than a vanished agent. Two stops by design are info too, with their evidence: a pipeline whose last started stage was cancelled (a cancel stops it before the next stage), and a fork whose shared deadline ran out part-way (a child failed with a shared-deadline timeout; the ones not yet launched never start; a per-agent timeout stops no launch). Sequential delegations are judged only for such lost start lines: their stops are sequential-stopped-early (info, with the probable reason), as journal-format.md §9 asks, even after a failed stage that should have fallen through.',
       example: 'delegation_started agent_ids ["eu","us","apac"]\ndelegation_sub_run_started eu\ndelegation_sub_run_started us\ndelegation_completed total_sub_runs 2',
       reportLine: '- [error] missing-start: agent apac: 1 expected child never started and the totals do not account for it (total_sub_runs 2 − 2 started = 0 < 1 missing; failed 0 − 0 journaled failures = 0 does not cover it) (j.jsonl:1, j.jsonl:6)',
       fix: 'Look at record_sub_run and transition_state(..., Running) for the agent, its allowlist and the recursion depth; a setup failure should at least be counted in total_sub_runs and failed.',
@@ -25,7 +25,9 @@ export const missingStart: Check = {
   run({ delegation: d, expectation: e }) {
     const out: Report[] = [];
     // Without a completion that is delegation-incomplete; without any sub-run event the tracker was unbound.
-    if (!d.completed || !d.started || !hasSubRunEvents(d) || !PATTERNS.has(d.pattern ?? '') || !e.agentCounts) return out;
+    // Sequential stops are sequential-stopped-early's; a stage that ran with its start line lost is a journal gap here too.
+    const lostStartsOnly = d.pattern === 'sequential';
+    if (!d.completed || !d.started || !hasSubRunEvents(d) || !(PATTERNS.has(d.pattern ?? '') || lostStartsOnly) || !e.agentCounts) return out;
     const started = startedChildren(d);
     const startedBy = startedPerAgent(d);
     const expectedBy = e.agentCounts;
@@ -59,7 +61,7 @@ export const missingStart: Check = {
       }
       // The rest never ran at all.
       const missing = short - unstartedRuns.length;
-      if (missing <= 0) continue;
+      if (missing <= 0 || lostStartsOnly) continue;
       const what = (n: number) => `agent ${agent}: ${n} expected ${n === 1 ? 'child' : 'children'} never started`;
       const evidence = [loc(start), loc(join)];
       const unaccounted = (n: number, why: string) =>

@@ -1,5 +1,5 @@
 import { finalStatus, isPausedStatus, isSuccess } from '../../model/delegation.js';
-import { hasSubRunEvents, lastMarker, loc, startedChildren, unexplainedSequentialStop } from '../../model/evidence.js';
+import { hasSubRunEvents, journaledChildren, lastMarker, loc, unexplainedSequentialStop } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 import { shortList } from '../short-list.js';
 
@@ -20,7 +20,7 @@ export const sequentialStoppedEarly: Check = {
   run({ delegation: d }) {
     const out: Report[] = [];
     if (d.pattern !== 'sequential' || !d.completed || !d.started || !hasSubRunEvents(d)) return out;
-    const started = startedChildren(d);
+    const started = journaledChildren(d); // a stage whose start line was lost still ran: not a stop
     const ids = d.started.agentIds;
     if (started.length === 0 || started.length >= ids.length) return out;
     // Never an error (journal-format.md §9): a stop nothing explains is said so, still as info.

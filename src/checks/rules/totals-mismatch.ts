@@ -1,4 +1,4 @@
-import { countedAtJoin, hasSubRunEvents, joinedOutput, loc, retriesUnknownRun, settledAtJoin, startedChildren, succeededAtJoin } from '../../model/evidence.js';
+import { countedAtJoin, hasSubRunEvents, joinedOutput, journaledChildren, loc, retriesUnknownRun, settledAtJoin, startedChildren, succeededAtJoin } from '../../model/evidence.js';
 import type { Delegation } from '../../model/delegation.js';
 import type { Check, Report } from '../types.js';
 import { shortList } from '../short-list.js';
@@ -42,13 +42,16 @@ export const totalsMismatch: Check = {
     const extra = c.totalSubRuns !== null ? c.totalSubRuns - children : 0;
     // Results without events can only be expected children that never started (setup or launch
     // failures), and for a fork one more: the synthetic launch_failure result (journal-format §8.9).
-    const unstarted = e.count !== null ? Math.max(0, e.count - startedChildren(d).length) : Infinity;
+    // A child whose start line was lost ran (its completion says so): it is no setup failure.
+    const journaled = journaledChildren(d).length;
+    const lostStarts = journaled - startedChildren(d).length;
+    const unstarted = e.count !== null ? Math.max(0, e.count - journaled) : Infinity;
     const launchFailure = d.pattern === 'fork' ? 1 : 0;
     const problems: string[] = [];
     if (c.totalSubRuns !== null && extra < 0) problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded)${unlinkedRetries(d)}`);
     if (extra > unstarted + launchFailure) {
       const retried = d.children.filter((ch) => ch.attempts.length > 1).flatMap((ch) => ch.attempts.slice(0, -1).map((r) => r.runId));
-      const started = unstarted === 0 ? 'every expected child started' : `only ${plural(unstarted, 'expected child', 'expected children')} never started`;
+      const started = unstarted === 0 ? (lostStarts > 0 ? `every expected child ran (${plural(lostStarts, 'start line is', 'start lines are')} missing, not the children)` : 'every expected child started') : `only ${plural(unstarted, 'expected child', 'expected children')} never started`;
       const why = launchFailure ? `${started} (a fork adds at most one launch_failure result)` : started;
       const hint = retried.length > 0 ? `; retried ${retried.length === 1 ? 'original' : 'originals'} ${shortList(retried)} must not be counted` : '';
       problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded) and ${why}, so ${extra} extra ${extra === 1 ? 'result is' : 'results are'} unexplained${hint}`);

@@ -313,7 +313,7 @@ export function isTimeoutError(error: string | null): boolean {
  * A sequential delegation whose last started stage failed, and whose next stage never started
  * with nothing to explain it: a failed stage falls through to the next (journal-format §9), and
  * an admission or start failure of that stage would be counted in total_sub_runs. Null when it
- * stopped another way (success, pause, cancel, unfinished) or the totals leave room for it.
+ * stopped another way (success, pause, cancel, a stage left unfinished) or the totals leave room for it.
  */
 export function unexplainedSequentialStop(d: Delegation): { last: Child; next: string; started: number } | null {
   if (d.pattern !== 'sequential' || !d.completed || !d.started || !hasSubRunEvents(d)) return null;
@@ -324,7 +324,8 @@ export function unexplainedSequentialStop(d: Delegation): { last: Child; next: s
   const status = finalCompletion(last.final)?.status ?? null;
   // A stage that completed with an error failed (is_success) and falls through like a failed one.
   if (status === null || isSuccess(last.final) || status === 'paused' || status === 'cancelled' || status === 'waiting') return null;
-  if (lastMarker(last.final, 'pause') || lastMarker(last.final, 'cancel_requested') || d.completed.aggregatedStatus === 'unfinished') return null;
+  // Not `unfinished`: it names no stage, and this one settled as a failure, which falls through (§5.1).
+  if (lastMarker(last.final, 'pause') || lastMarker(last.final, 'cancel_requested')) return null;
   const total = d.completed.totalSubRuns;
   if (total === null || total > started.length) return null; // a start failure of the next stage, counted
   return { last, next: ids[started.length], started: started.length };

@@ -105,6 +105,24 @@ testCheck('sequential-stopped-early', {
       ],
     },
     {
+      // An unfinished join names no stage: checker settled as failed, so its stop is not "left
+      // unfinished" (drafter's pause was earlier). Gen A writes the same delegation as the next fixture.
+      fixture: 'trigger-unfinished-earlier-stage.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          delegation: 'd-unfin-early',
+          messageIncludes: ['stopped after stage 2 of 3 (checker, failed); publisher never started', 'total_sub_runs 2 counts no start failure of it: nothing in the journal explains the stop'],
+          evidenceLines: ['trigger-unfinished-earlier-stage.jsonl:1', 'trigger-unfinished-earlier-stage.jsonl:5', 'trigger-unfinished-earlier-stage.jsonl:6'],
+        },
+      ],
+    },
+    {
+      // The same delegation in Gen A's encoding (a `paused` completion, no `unfinished`): the same verdict.
+      fixture: 'trigger-paused-earlier-stage-gen-a.jsonl',
+      findings: [{ severity: 'info', delegation: 'd-unfin-early', messageIncludes: ['stopped after stage 2 of 3 (checker, failed); publisher never started', 'nothing in the journal explains the stop'] }],
+    },
+    {
       // a failed, then c ran in b's place (agent-set-mismatch reports the order): b is the stage
       // that never started, not c.
       fixture: 'trigger-stage-skipped.jsonl',

@@ -42,7 +42,8 @@ export const sequentialStoppedEarly: Check = {
         ? `total_sub_runs ${counted} counts more stages than the ${started.length} that started, so the next stage probably failed admission or start (not stop_on_success, which would not count it)`
         : succeeded
         ? 'probably stop_on_success, which is not journaled'
-        : pause || isPausedStatus(status) || d.completed.aggregatedStatus === 'unfinished'
+        : // an `unfinished` join names no stage: it explains this stop only when this stage never settled
+          pause || isPausedStatus(status) || (d.completed.aggregatedStatus === 'unfinished' && !completed)
           ? 'the stage was left unfinished (paused or waiting), which stops a sequential delegation'
           : status === 'cancelled' || cancel
             ? 'the stage was cancelled, which stops a sequential delegation'

@@ -17,7 +17,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 export function addScanOptions(cmd: Command): Command {
   return addAnalysisOptions(
     cmd
-      .option('--sessions <dir|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
+      .option('--sessions <dir|file|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
       .option('--stdin', 'read one journal from standard input, plain or gzip (same as target -)')
       .option('--demo', 'read the bundled demo journals (fixtures/sessions) instead of ~/.astra/sessions'),
   ).option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none (default error)', undefined);

@@ -26,7 +26,8 @@ error).
 Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error
 (list too: it exits 1 when a delegation it shows has such a finding).
 check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.
-contract validate: 0 a valid plan, 1 findings at or above --fail-on, 2 a plan that cannot be read.`;
+contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,
+2 a plan that cannot be read.`;
 
 function buildProgram(io: CliIO, result: { code: number }): Command {
   const program = new Command('trace-delegation');
@@ -112,6 +113,10 @@ function namedForeignOptions(program: Command): void {
       sub.configureOutput({
         ...output,
         outputError: (s, write) => {
+          // Commander's bare "missing required argument 'plan'" says neither what the argument is nor where to read more.
+          const missing = /^error: missing required argument '([^']+)'/.exec(s)?.[1];
+          const argument = missing ? sub.registeredArguments.find((a) => a.name() === missing) : undefined;
+          if (argument) return write(`trace-delegation: ${here.join(' ')} needs ${argument.variadic ? `one or more ${missing}` : `a ${missing}`}: ${argument.description} (trace-delegation help ${here.join(' ')})\n`);
           const flag = /^error: unknown option '([^']+)'/.exec(s)?.[1];
           const root = flag && flag !== '--version' && flag !== '-V' ? optionNamed(program, flag) : undefined;
           const owners = flag && !root ? program.commands.filter((c) => c !== sub && optionNamed(c, flag)) : [];

@@ -20,7 +20,7 @@ describe('--help', () => {
     const r = await runMain(['--help']);
     expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error\n(list too');
     expect(r.stdout).toContain('check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.');
-    expect(r.stdout).toContain('contract validate: 0 a valid plan, 1 findings at or above --fail-on, 2 a plan that cannot be read.');
+    expect(r.stdout).toContain('contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,\n2 a plan that cannot be read.');
     expect(r.stdout).toContain('Environment: ASTRA_SESSIONS_DIR (the default --sessions), TRACE_DELEGATION_NOW (--now)');
   });
 });
@@ -30,7 +30,7 @@ describe("commander's own errors", () => {
     for (const [args, says] of [
       [['--bogus'], "trace-delegation: unknown option '--bogus'\n"],
       [['list', '--bogus'], "trace-delegation: unknown option '--bogus'\n"],
-      [['contract', 'validate'], "trace-delegation: missing required argument 'plan'\n"],
+      [['contract', 'validate'], 'trace-delegation: contract validate needs a plan: plan file (.yaml, .yml or .json) (trace-delegation help contract validate)\n'],
       [['help', '--jsn'], 'trace-delegation: help: unknown option --jsn (trace-delegation help [command [subcommand]])\n'],
     ] as const) {
       const r = await runMain([...args]);

@@ -1,8 +1,8 @@
 // A whole-document format past the longest string V8 builds: a usage error naming the way out.
-import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderDocument } from '../../src/cli/report-command.js';
 import { runMain } from '../helpers/cli.js';
 import { UsageError } from '../../src/cli/io.js';
@@ -22,6 +22,17 @@ vi.mock('../../src/format/html.js', async (original) => {
 
 const report = { delegations: [{}, {}, {}] } as unknown as TraceReport;
 const ctx = { color: false, failOn: 'error' as const };
+
+// Folders made by a test, removed after it (they piled up in the machine's temp folder).
+const made: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('renderDocument', () => {
   it('returns what the formatter renders', () => {
@@ -46,7 +57,7 @@ describe('renderDocument', () => {
   });
 
   it('an --output file refused part-way is removed, not left half-written', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'td-half-'));
+    const dir = tempDir('td-half-');
     const file = path.join(dir, 'page.html');
     const r = await runMain(['--demo', '--all', '--format', 'json', '-o', `html=${file}`]);
     expect(r.code).toBe(2);
@@ -56,7 +67,7 @@ describe('renderDocument', () => {
   });
 
   it('an --output through a symbolic link refused part-way leaves no half document at its target', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'td-half-link-'));
+    const dir = tempDir('td-half-link-');
     const real = path.join(dir, 'real.html');
     const link = path.join(dir, 'link.html');
     writeFileSync(real, 'an older page');

@@ -536,14 +536,16 @@ export function buildTraceReport(
  * The whole report of a source's items, checked in order. Holds the report blocks, not the
  * events: what a whole-document format (html, sarif, …) is rendered from.
  */
-export function assembleReport(source: ReportSource, options: AnalyzeOptions, onDelegation?: (checked: number) => void): TraceReport {
-  return reportOf(new ReportAssembler(source.scan, source, options, source), source.items(), onDelegation);
+/** `keep` is what the report holds of each block (all of it by default): a format that reads less can hold less. */
+export function assembleReport(source: ReportSource, options: AnalyzeOptions, onDelegation?: (checked: number) => void, keep?: (block: DelegationReport) => DelegationReport): TraceReport {
+  return reportOf(new ReportAssembler(source.scan, source, options, source), source.items(), onDelegation, keep);
 }
 
-function reportOf(assembler: ReportAssembler, items: Iterable<ReportItem>, onDelegation?: (checked: number) => void): TraceReport {
+function reportOf(assembler: ReportAssembler, items: Iterable<ReportItem>, onDelegation?: (checked: number) => void, keep?: (block: DelegationReport) => DelegationReport): TraceReport {
   const delegations: DelegationReport[] = [];
   for (const { delegation, all } of items) {
-    delegations.push(assembler.delegationReport(delegation, all));
+    const block = assembler.delegationReport(delegation, all);
+    delegations.push(keep ? keep(block) : block);
     onDelegation?.(delegations.length);
   }
   return { ...assembler.head(), delegations, ...assembler.tail() };

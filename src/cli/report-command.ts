@@ -7,7 +7,7 @@ import { pathIdentity, statIdentity, type JournalFile } from '../journal/discove
 import type { Severity } from '../checks/types.js';
 import type { FormatContext, Formatter, PieceFormatter } from '../format/types.js';
 import { isLastTarget } from '../model/target.js';
-import type { TraceReport } from '../report/types.js';
+import type { DelegationReport, TraceReport } from '../report/types.js';
 import { decimalInteger, parseJobs, parsePollMs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
 import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { safeTerminalText } from '../format/terminal.js';
@@ -36,6 +36,7 @@ interface FormatRegistry {
   /** Own names only: `--format constructor` must be unknown, not Object's constructor. */
   formatterFor: (name: string) => Formatter | undefined;
   piecesFor: (name: string) => PieceFormatter | undefined;
+  blockKeeperFor: (formats: readonly string[]) => ((block: DelegationReport) => DelegationReport) | undefined;
   FORMAT_NAMES: () => string[];
 }
 
@@ -196,7 +197,8 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   try {
     // Components rebuilt, for an indexed source; delegations checked, for one read into memory.
     const total = 'selected' in source ? (source as PreparedAnalysis).selected.length : 0;
-    report = assembleReport(source, analyzeOptions, onReport && ((n) => onReport(n, source.progress?.() ?? { done: n, total })));
+    const keep = registry.blockKeeperFor([flags.format, ...outputs.map(([name]) => name)]);
+    report = assembleReport(source, analyzeOptions, onReport && ((n) => onReport(n, source.progress?.() ?? { done: n, total })), keep);
   } finally {
     progress?.finish();
   }
@@ -217,7 +219,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   const code = exitCodeFor(report, failOn);
   io.exitCodeKnown?.(code);
   await writePiecesToStream(io.stdout, pieces(flags.format, ctx));
-  if (flags.format === 'ndjson') sayScanLimits(io, report.limits);
+  if (flags.format === 'ndjson' || flags.format === 'github') sayScanLimits(io, report.limits);
   return code;
 }
 
@@ -227,7 +229,7 @@ function noSuchFileReason(file: string): string {
   return existsSync(folder) ? `${folder} does not take new files` : 'its folder does not exist';
 }
 
-/** NDJSON has a line per delegation and none for the scan: what it could not read goes to stderr, or a tree it could not read would pass for an empty one. */
+/** NDJSON and GitHub annotations have lines for delegations only: what the scan could not read goes to stderr, or a tree it could not read would pass for an empty one. */
 function sayScanLimits(io: CliIO, limits: readonly string[]): void {
   for (const l of limits) io.stderr.write(`trace-delegation: scan limit: ${safeTerminalText(l)}\n`);
 }

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import { ReportAssembler, type AnalyzeOptions, type ReportSource } from '../analyze.js';
 import { SEVERITY_RANK } from '../checks/types.js';
 import { safeTerminalText as safe } from '../format/terminal.js';
+import { githubAnnotations } from '../format/github.js';
 import { delegationBlock } from '../format/text.js';
 import type { FormatContext } from '../format/types.js';
 import type { DelegationReport } from '../report/types.js';
@@ -14,7 +15,7 @@ import { EXIT } from './io.js';
  * formatter returns for the whole report (test/cli/stream-report.test.ts holds them equal).
  * A large `--all` then never holds every report block, nor one giant string, in memory.
  */
-export const STREAMED_FORMATS: ReadonlySet<string> = new Set(['json', 'ndjson', 'text']);
+export const STREAMED_FORMATS: ReadonlySet<string> = new Set(['json', 'ndjson', 'text', 'github']);
 
 const WRAP_HEAD = '{\n  "d": [\n'.length;
 const WRAP_TAIL = '\n  ]\n}'.length;
@@ -29,7 +30,7 @@ function asArrayElement(value: unknown): string {
 }
 
 /**
- * Writes the report in `format` (json, ndjson or text) as it is built; returns the exit code.
+ * Writes the report in `format` (json, ndjson, text or github) as it is built; returns the exit code.
  * `onDelegation` hears how many delegations have been written so far.
  */
 export async function writeReportStream(
@@ -79,6 +80,10 @@ export async function writeReportStream(
         yield EOL;
       }
       // A line is a delegation: what the scan could not read has no line of its own (the caller says it).
+      onScanLimits?.(assembler.tail().limits);
+    } else if (format === 'github') {
+      // Annotations only: no head, no tail (an empty report is no output); the scan's limits go to stderr, as for ndjson.
+      for (const r of reports()) yield githubAnnotations(r);
       onScanLimits?.(assembler.tail().limits);
     } else {
       for (const r of reports()) {

@@ -1,5 +1,6 @@
 import type { Severity } from '../checks/types.js';
 import { BIDI_CONTROLS, spelledOut, ZERO_WIDTH } from './invisible.js';
+import type { DelegationReport } from '../report/types.js';
 import type { Formatter } from './types.js';
 import { shownLocations } from './locations.js';
 
@@ -23,19 +24,20 @@ export function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
+/** One delegation's annotations, one line per finding (each ends in a newline). */
+export function githubAnnotations(d: Pick<DelegationReport, 'findings'>): string {
+  let out = '';
+  for (const f of d.findings) {
+    const loc = f.evidence[0];
+    const props = [...(loc ? [`file=${escapeProperty(loc.file)}`, `line=${loc.line}`] : []), `title=${escapeProperty(f.id)}`].join(',');
+    const more = f.evidence.length > 1 ? ` (also ${shownLocations(f.evidence.slice(1))})` : '';
+    out += `::${COMMAND[f.severity]} ${props}::${escapeData(`${f.message} [delegation ${f.delegation}]${more}`)}\n`;
+  }
+  return out;
+}
+
 /**
  * GitHub Actions workflow commands, one annotation per finding at its first evidence line:
  * `::error` for errors, `::warning` for warnings, `::notice` for info.
  */
-export const formatGithub: Formatter = (report) => {
-  const lines: string[] = [];
-  for (const d of report.delegations) {
-    for (const f of d.findings) {
-      const loc = f.evidence[0];
-      const props = [...(loc ? [`file=${escapeProperty(loc.file)}`, `line=${loc.line}`] : []), `title=${escapeProperty(f.id)}`].join(',');
-      const more = f.evidence.length > 1 ? ` (also ${shownLocations(f.evidence.slice(1))})` : '';
-      lines.push(`::${COMMAND[f.severity]} ${props}::${escapeData(`${f.message} [delegation ${f.delegation}]${more}`)}`);
-    }
-  }
-  return lines.length ? `${lines.join('\n')}\n` : '';
-};
+export const formatGithub: Formatter = (report) => report.delegations.map(githubAnnotations).join('');

@@ -8,6 +8,7 @@ import { formatNdjson } from './ndjson.js';
 import { formatOtlp, otlpPieces } from './otlp.js';
 import { formatSarif } from './sarif.js';
 import { formatText } from './text.js';
+import type { DelegationReport } from '../report/types.js';
 import type { Formatter, PieceFormatter } from './types.js';
 
 /**
@@ -40,3 +41,17 @@ const PIECES: Partial<Record<FormatName, PieceFormatter>> = { html: htmlPieces, 
 
 /** A format's pieces, when it hands its document over in pieces; undefined otherwise (use its formatter). */
 export const piecesFor = (name: string): PieceFormatter | undefined => (Object.hasOwn(PIECES, name) ? PIECES[name as FormatName] : undefined);
+
+/**
+ * Formats that read of a delegation only its head fields, its findings and its first timeline
+ * entry (a finding without evidence points there), not its children, limits or aggregate
+ * preview: a run writing only these keeps slim blocks,
+ * so its memory follows the findings, not the events (sarif of a 4 GiB tree held 400 MB).
+ */
+const FINDINGS_ONLY: ReadonlySet<string> = new Set(['sarif', 'junit', 'github']);
+
+/** What a run writing `formats` must keep of each block: undefined for all of it. */
+export function blockKeeperFor(formats: readonly string[]): ((block: DelegationReport) => DelegationReport) | undefined {
+  if (!formats.every((f) => FINDINGS_ONLY.has(f))) return undefined;
+  return (block) => ({ ...block, status: { ...block.status, aggregatedOutputPreview: null }, children: [], timeline: block.timeline.slice(0, 1), limits: [] });
+}

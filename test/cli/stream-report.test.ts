@@ -1,4 +1,4 @@
-// text, json and ndjson reports are written delegation by delegation; the bytes must be exactly what
+// text, json, ndjson and github reports are written delegation by delegation; the bytes must be exactly what
 // the formatters return for the whole report, on every fixture tree and target kind.
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -30,7 +30,7 @@ async function both(options: AnalyzeOptions, format: string, failOn: 'error' | '
 const trees = ['sessions', 'checks', 'formats', 'join', 'safe', 'hostile'].map((t) => path.join(FIXTURES, t));
 
 describe('streamed report', () => {
-  for (const format of ['json', 'ndjson', 'text']) {
+  for (const format of ['json', 'ndjson', 'text', 'github']) {
     it(`${format}: --all on every fixture tree is byte for byte the formatter's output`, async () => {
       for (const tree of trees) {
         const { whole, streamed } = await both({ sessions: [tree], all: true }, format);

@@ -138,7 +138,9 @@ function oneSentence(s: string): string {
   return s
     .replace(/^error: /, '')
     .replace(/\n\(Did you mean (.+)\?\)\n?$/, '; did you mean $1?\n')
-    .replace(/^(too many arguments.*)\. Expected (.+)\.(\n?)$/, '$1: expected $2$3');
+    .replace(/^(too many arguments.*)\. Expected (.+)\.(\n?)$/, '$1: expected $2$3')
+    // `list <id>` is a report of <id> asked the wrong way round.
+    .replace(/^(too many arguments for 'list': .*?)(\n?)$/, '$1 (list takes no target; to report one delegation: trace-delegation <id>)$2');
 }
 
 /** The first two words that are not options or option values, as the root command reads them (before `--`). */

@@ -44,7 +44,7 @@ describe('usage errors: one line on stderr, exit 2', () => {
 
   it("commander's excess arguments are one sentence", async () => {
     for (const [args, stderr] of [
-      [['list', '--demo', 'extra'], "trace-delegation: too many arguments for 'list': expected 0 arguments but got 1\n"],
+      [['list', '--demo', 'extra'], "trace-delegation: too many arguments for 'list': expected 0 arguments but got 1 (list takes no target; to report one delegation: trace-delegation <id>)\n"],
       [['--demo', 'a', 'b'], 'trace-delegation: too many arguments: expected 1 argument but got 2\n'],
     ] as const) {
       const r = await runMain([...args]);

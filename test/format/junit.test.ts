@@ -58,6 +58,18 @@ describe('--format junit', () => {
     expect(suiteOf(Date.parse('9999-12-31T23:59:59Z')).timestamp).toBe('9999-12-31T23:59:59');
   });
 
+  it("says status incomplete for a delegation without a join (as markdown does), and ? for a join without a status", async () => {
+    const report = await reportFor(RETRY_AND_FAILURE);
+    const d = report.delegations[0];
+    const statusOf = (block: typeof d) => {
+      const props = all(parseXml(formatJunit({ ...report, delegations: [block] }, { color: false, failOn: 'error' })), 'property');
+      return props.find((p) => p.attributes.name === 'status')!.attributes.value;
+    };
+    expect(statusOf(d)).toBe(d.status.aggregated);
+    expect(statusOf({ ...d, completedTs: null, completedMs: null, status: { ...d.status, aggregated: null } })).toBe('incomplete');
+    expect(statusOf({ ...d, status: { ...d.status, aggregated: null } })).toBe('?');
+  });
+
   it('gives a tree without delegations one passing case (Jenkins fails a build on reports without tests)', async () => {
     const report = await reportFor(RETRY_AND_FAILURE);
     const xml = formatJunit({ ...report, delegations: [] }, { color: false, failOn: 'error' });

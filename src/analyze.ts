@@ -10,6 +10,7 @@ import { indexJournalsParallel, scanJournalsParallel } from './journal/parallel.
 import { compareKeys, type EventIndex, type FileIds } from './journal/event-index.js';
 import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
+import { NO_SUCH_FILE } from './journal/scan-file.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
 import { ComponentMaterializer, orderKey, streamDelegations, type ReportItem } from './model/component-stream.js';
@@ -154,9 +155,11 @@ export interface ReportSource {
 export interface PreparedAnalysis extends ReportSelection, ReportSource {}
 
 /** Reads the journals, groups delegations and resolves the target; the checks run later, per delegation. */
-export async function prepareAnalysis(options: AnalyzeOptions = {}): Promise<PreparedAnalysis> {
+export async function prepareAnalysis(options: AnalyzeOptions = {}, retried = false): Promise<PreparedAnalysis> {
   const began = monotonicMs();
   const read = await readJournals(options);
+  // A journal archived between the listing and the scan may hold the target (or the newest delegation): a new listing finds the archive. Once.
+  if (!retried && !options.all && !options.stdin && vanishedSinceListing(read.scan)) return prepareAnalysis(options, true);
   const prepared = analysisOf(read, options, began);
   // A delegation id reused: events of an older delegation whose start is in a file not read.
   if (read.subset && subsetMayMislead(prepared)) return prepareAnalysis({ ...options, recentFirst: false });
@@ -324,6 +327,8 @@ async function prepareStreamedTargetOnce(options: AnalyzeOptions & { target: str
 export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MAX_EVENTS, maxFileEvents = RECENT_MAX_FILE_EVENTS, retried = false): Promise<PreparedAnalysis> {
   const began = monotonicMs();
   const read = await readJournals(options, maxEvents, maxFileEvents);
+  // A journal archived between the listing and the scan may hold the newest delegation: list again, once.
+  if (!retried && vanishedSinceListing(read.scan)) return prepareLast(options, maxEvents, maxFileEvents, true);
   if (!read.cut) {
     const prepared = analysisOf(read, options, began);
     if (!(read.subset && subsetMayMislead(prepared))) return prepared;
@@ -474,9 +479,11 @@ export interface RecentRows {
  * `delegation_started` (its start, and its place in the order, may be in an older file); the
  * caller then reads the whole tree.
  */
-export async function newestRecentFirst(options: AnalyzeOptions, count: number): Promise<RecentRows | null> {
+export async function newestRecentFirst(options: AnalyzeOptions, count: number, retried = false): Promise<RecentRows | null> {
   const { files, notes } = await discoverTree(options);
   const r = await scanRecentFirst(files, (subset, maxEventsPerFile) => scanJournalsParallel(subset, { jobs: options.jobs, maxEventsPerFile }), { count, maxEvents: RECENT_MAX_EVENTS, maxFileEvents: RECENT_MAX_FILE_EVENTS });
+  // A journal archived between the listing and the scan may hold the newest rows: list again, once, then read the whole tree.
+  if (vanishedSinceListing(r.scan)) return retried ? null : newestRecentFirst(options, count, true);
   if (r.read === r.total || !r.newestStart) return null;
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);
@@ -669,8 +676,13 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
   const moved = reread ? `; ${reread.replace(/\.$/, '')}` : '';
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
   const err = new TargetError(r.reason === 'empty' ? `no delegation_started event found in ${where}${moved}` : `no delegation, parent run or session matches ${shownTarget(target)} in ${where}${moved}${unknownTargetHint(target, owner)}`);
-  err.changedDuringRun = reread !== null;
+  err.changedDuringRun = reread !== null || vanishedSinceListing(scan);
   return err;
+}
+
+/** A journal listed but gone when the scan opened it: the engine archived or removed it meanwhile. */
+function vanishedSinceListing(scan: ScanResult): boolean {
+  return scan.files.some((f) => f.error === NO_SUCH_FILE);
 }
 
 /** Scan-wide limits: files that could not be read, and lines skipped in files no block mentions. */

@@ -750,12 +750,15 @@ const CORRUPT_GZIP = 'corrupt gzip data';
 /** A read stopped by damaged archive data, not by the file system: what came before it was read (a journal state, as a crash leaves it). */
 export const stoppedByDamagedData = (stats: FileStats): boolean => stats.error !== null && stats.error.startsWith(CORRUPT_GZIP);
 
+/** describeError's words for ENOENT: on a listed journal, it was deleted or moved (archived) since the listing. */
+export const NO_SUCH_FILE = 'no such file';
+
 /** One short sentence for an I/O or decompression failure (never a stack trace). */
 export function describeError(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   switch (e?.code) {
     case 'ENOENT':
-      return 'no such file';
+      return NO_SUCH_FILE;
     case 'EACCES':
     case 'EPERM':
       return 'permission denied';

@@ -1,0 +1,106 @@
+// A journal tree the engine changes while one run reads it: each race is forced from a hook
+// between two phases of the run (listing, scan, read back), never left to timing.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { analyze, newestRecentFirst, prepareLast, prepareStreamedTarget } from '../../src/analyze.js';
+import { ev, journal } from '../helpers/journal.js';
+import { ROOT } from '../helpers/cli.js';
+
+const NOW = Date.parse('2030-01-01T00:00:00Z');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'td-live29-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const ts = (s: number) => new Date(Date.parse('2026-05-01T10:00:00Z') + s * 1000).toISOString();
+/** One finished fan_out of one child in session `sid`. */
+function delegationLines(sid: string, did: string, t: number): string {
+  const lines = [
+    ev.started(ts(t), { delegation_id: did, parent_run_id: `p-${did}`, pattern: 'fan_out', agent_ids: ['a'] }),
+    ev.subStarted(ts(t + 1), { delegation_id: did, sub_run_id: `${did}-r0`, parent_run_id: `p-${did}`, agent_id: 'a' }),
+    ev.subCompleted(ts(t + 2), { delegation_id: did, sub_run_id: `${did}-r0`, agent_id: 'a', status: 'completed', output_preview: 'ok' }),
+    ev.completed(ts(t + 3), { delegation_id: did, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed' }),
+  ];
+  return journal(...lines.map((l) => l.replace(/"session_id":"[^"]*"/, `"session_id":"${sid}"`)));
+}
+
+/**
+ * A tree of `old.jsonl`, `a.jsonl` (scanned first) and `z.jsonl` (the newest delegation), each
+ * modified when its delegation completed; `archive()` rotates z into z.jsonl.gz as the engine does.
+ */
+function tree(name: string) {
+  const dir = path.join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  const write = (sid: string, t: number) => {
+    const file = path.join(dir, `${sid}.jsonl`);
+    writeFileSync(file, delegationLines(sid, `d-${sid}`, t));
+    const mtime = new Date(Date.parse(ts(t + 4)));
+    utimesSync(file, mtime, mtime);
+    return file;
+  };
+  write('old', 0);
+  write('a', 600);
+  const z = write('z', 1200);
+  const archive = () => {
+    writeFileSync(`${z}.gz`, gzipSync(readFileSync(z)));
+    unlinkSync(z);
+  };
+  return { dir, archive };
+}
+
+describe('a journal archived between the listing and its scan', () => {
+  it('a named target in it is looked for again from a new listing, which finds the archive', async () => {
+    const { dir, archive } = tree('target-listed-then-archived');
+    let calls = 0;
+    const source = await prepareStreamedTarget({
+      cwd: ROOT,
+      checkOptions: { nowMs: NOW },
+      sessions: [dir],
+      target: 'd-z',
+      jobs: 1,
+      // After a.jsonl, before z.jsonl is opened: the listing named z.jsonl, the archive is new.
+      onFile: (done) => {
+        if (done === 1 && calls++ === 0) archive();
+      },
+    });
+    expect([...source.items()].map(({ delegation: d }) => d.id)).toEqual(['d-z']);
+  });
+
+  /** Options that archive z.jsonl once, right after the tree is listed. */
+  const archivedAfterListing = (dir: string, archive: () => void) => {
+    let listings = 0;
+    return {
+      cwd: ROOT,
+      checkOptions: { nowMs: NOW },
+      sessions: [dir],
+      jobs: 1,
+      onJournals: () => {
+        if (listings++ === 0) archive();
+      },
+      listings: () => listings,
+    };
+  };
+
+  it('last (newest files first) shows the archived newest delegation, not the one before it', async () => {
+    const { dir, archive } = tree('last-listed-then-archived');
+    const opts = archivedAfterListing(dir, archive);
+    const prepared = await prepareLast(opts);
+    expect(prepared.selected.map((d) => d.id)).toEqual(['d-z']);
+    expect(prepared.notes.join('\n')).not.toMatch(/no such file/);
+    expect(opts.listings()).toBe(2);
+  });
+
+  it('list (newest files first) keeps the archived session\'s rows', async () => {
+    const { dir, archive } = tree('list-listed-then-archived');
+    const rows = await newestRecentFirst(archivedAfterListing(dir, archive), 2);
+    expect(rows?.newest.map((d) => d.id)).toEqual(['d-a', 'd-z']);
+    expect(rows?.limits.join('\n')).not.toMatch(/no such file/);
+  });
+
+  it('the library\'s analyze() finds a named target in it', async () => {
+    const { dir, archive } = tree('analyze-listed-then-archived');
+    const { report } = await analyze({ ...archivedAfterListing(dir, archive), target: 'd-z' });
+    expect(report.delegations.map((d) => d.id)).toEqual(['d-z']);
+  });
+});

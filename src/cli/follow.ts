@@ -1164,14 +1164,17 @@ const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(repo
 
 /**
  * A report without how its journals were read (a file's Limits lines: an archive written in
- * steps reads as cut short until it is whole) and without what moves on its own in finding
- * messages (the line its session goes on to, an age): neither is news about the delegation.
+ * steps reads as cut short until it is whole), without its `delegation id reused` line (an
+ * earlier use gains it when its id is used again) and without what moves on its own in finding
+ * messages (the line its session goes on to, an age): none is news about the delegation.
  * Counts and ids stay: a tree that grew is news.
  */
 function whatItSays(d: DelegationReport): DelegationReport {
   // Its files' lines and those of its sessions' other journals (lines repeated in an archive being written).
   const aboutFile = (l: string) => /^.*?\.jsonl(?:\.gz)?: /.test(l);
-  return { ...d, limits: d.limits.filter((l) => !aboutFile(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingNumbers(f.message) })) };
+  // A use printed before its id was used again is not printed again for this line alone (a rewrite or an archive re-reads it).
+  const reused = (l: string) => l.startsWith('delegation id reused');
+  return { ...d, limits: d.limits.filter((l) => !aboutFile(l) && !reused(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingNumbers(f.message) })) };
 }
 
 /** `goes on to line 7`, `to line 7,`, `is 243s old`, `is 5s in the future` (src/model/evidence.ts openDelegationCause). */

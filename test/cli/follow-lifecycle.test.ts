@@ -1,0 +1,122 @@
+// --follow across the engine's file lifecycle (journal-format.md §1.2): archiving, atomic rewrites,
+// truncation. Runs the real binary on a temp tree (built binary: `npm test` builds first).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+import { ev, journal } from '../helpers/journal.js';
+
+interface Follow {
+  out: () => string;
+  err: () => string;
+  waitFor: (what: RegExp, stream?: 'stdout' | 'stderr') => Promise<void>;
+  stop: () => Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const c of running.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const READY = /^trace-delegation: following \d+ journal files? under .* \(Ctrl-C to stop\)$/m;
+const SID = '11111111-2222-4333-8444-555555555555';
+
+function tree(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'td-follow-lc-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follow {
+  const child = spawn(process.execPath, [BIN, '--follow', '--sessions', dir, '--format', 'ndjson', ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_POLL_MS: '50', TRACE_DELEGATION_NOW: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    out: () => out,
+    err: () => err,
+    waitFor: (what, stream = 'stdout') =>
+      new Promise((resolve, reject) => {
+        const began = Date.now();
+        const tick = setInterval(() => {
+          if (what.test(stream === 'stdout' ? out : err)) {
+            clearInterval(tick);
+            resolve();
+          } else if (Date.now() - began > 30_000 || child.exitCode !== null) {
+            clearInterval(tick);
+            reject(new Error(`timed out waiting for ${what}; stdout:\n${out}\nstderr:\n${err}`));
+          }
+        }, 25);
+      }),
+    stop: async () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
+
+const printed = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l) as { key: string; parentRunId: string; limits: string[] });
+
+/** One use of delegation `id`, started by run `parent` a minute ago, whole. */
+function use(id: string, parent: string): string[] {
+  const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString().replace('Z', '000000+00:00');
+  const run = `r-${parent}`;
+  return [
+    ev.started(at(0), { delegation_id: id, parent_run_id: parent, pattern: 'fan_out', agent_ids: ['coder'] }),
+    ev.subStarted(at(1), { delegation_id: id, sub_run_id: run, parent_run_id: parent, agent_id: 'coder' }),
+    ev.subCompleted(at(2), { delegation_id: id, sub_run_id: run, agent_id: 'coder', status: 'completed', output_preview: `out ${parent}` }),
+    ev.completed(at(3), { delegation_id: id, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `out ${parent}` }),
+  ];
+}
+
+describe('--follow: the journal lifecycle', () => {
+  it.each([
+    ['archived (the .jsonl.gz written beside it, then the journal removed)', (p: string) => {
+      const body = readFileSync(p);
+      writeFileSync(`${p}.gz.tmp`, gzipSync(body));
+      renameSync(`${p}.gz.tmp`, `${p}.gz`);
+      return sleep(300).then(() => rmSync(p));
+    }],
+    ['replaced by a copy of itself (written aside, renamed over it)', (p: string) => {
+      writeFileSync(`${p}.new`, readFileSync(p));
+      renameSync(`${p}.new`, p);
+    }],
+  ])('does not print an earlier use of a reused id again when its journal is %s: only its Limits line changed', async (_, change) => {
+    const dir = tree();
+    const p = path.join(dir, `${SID}.jsonl`);
+    writeFileSync(p, journal(...use('d-x', 'P1')));
+    const f = follow(dir, []);
+    await f.waitFor(READY, 'stderr');
+    await f.waitFor(/"parentRunId":"P1"/);
+    appendFileSync(p, journal(...use('d-x', 'P2'))); // the same id, used again by another run
+    await f.waitFor(/"parentRunId":"P2"/);
+    await change(p);
+    await sleep(1500); // many polls: the journal is read again from its start
+    expect(await f.stop()).toBe(0);
+    // The first use was printed before the second existed, so without the reused line; the second carries it.
+    expect(printed(f.out()).map((d) => [d.key, d.parentRunId, d.limits.some((l) => l.startsWith('delegation id reused'))])).toEqual([
+      ['d-x', 'P1', false],
+      ['d-x#2', 'P2', true],
+    ]);
+    expect(f.err()).not.toMatch(/changed since its report/);
+    // The plain command on the final tree names the same two uses.
+    const all = spawnSync(process.execPath, [BIN, '--all', '--sessions', dir, '--format', 'ndjson', '--fail-on', 'none'], { encoding: 'utf8' });
+    expect(printed(all.stdout).map((d) => [d.key, d.parentRunId])).toEqual([
+      ['d-x', 'P1'],
+      ['d-x#2', 'P2'],
+    ]);
+  });
+});

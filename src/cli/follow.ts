@@ -1166,19 +1166,27 @@ const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(repo
  * A report without how its journals were read (a file's Limits lines: an archive written in
  * steps reads as cut short until it is whole), without its `delegation id reused` line (an
  * earlier use gains it when its id is used again) and without what moves on its own in finding
- * messages (the line its session goes on to, an age): none is news about the delegation.
- * Counts and ids stay: a tree that grew is news.
+ * messages (the line its session goes on to, in which journal, an age): none is news about the
+ * delegation. Counts and ids stay: a tree that grew is news.
  */
 function whatItSays(d: DelegationReport): DelegationReport {
   // Its files' lines and those of its sessions' other journals (lines repeated in an archive being written).
   const aboutFile = (l: string) => /^.*?\.jsonl(?:\.gz)?: /.test(l);
   // A use printed before its id was used again is not printed again for this line alone (a rewrite or an archive re-reads it).
   const reused = (l: string) => l.startsWith('delegation id reused');
-  return { ...d, limits: d.limits.filter((l) => !aboutFile(l) && !reused(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingNumbers(f.message) })) };
+  return { ...d, limits: d.limits.filter((l) => !aboutFile(l) && !reused(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingParts(f.message) })) };
 }
 
-/** `goes on to line 7`, `to line 7,`, `is 243s old`, `is 5s in the future` (src/model/evidence.ts openDelegationCause). */
-const withoutMovingNumbers = (message: string): string => message.replace(/\bto line \d+/g, 'to line #').replace(/\bis -?\d+(\.\d+)?s (old|in the future)\b/g, 'is #s $2');
+/**
+ * `goes on to line 7`, `to line 7,`, `is 243s old`, `is 5s in the future`, and the journal a cause
+ * names (`… .jsonl goes on`, `goes on in … .jsonl.gz`: src/model/evidence.ts openDelegationCause),
+ * which changes when its session is archived or moved to the other layout.
+ */
+const withoutMovingParts = (message: string): string =>
+  message
+    .replace(/\S*\.jsonl(?:\.gz)?(?=[\s,):]|$)/g, '<journal>')
+    .replace(/\bto line \d+/g, 'to line #')
+    .replace(/\bis -?\d+(\.\d+)?s (old|in the future)\b/g, 'is #s $2');
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;

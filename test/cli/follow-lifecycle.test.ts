@@ -1,7 +1,7 @@
 // --follow across the engine's file lifecycle (journal-format.md §1.2): archiving, atomic rewrites,
 // truncation. Runs the real binary on a temp tree (built binary: `npm test` builds first).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -118,5 +118,35 @@ describe('--follow: the journal lifecycle', () => {
       ['d-x', 'P1'],
       ['d-x#2', 'P2'],
     ]);
+  });
+
+  it('does not print a stale open delegation again when its session, moved to the other layout, goes on: only the journal its cause names changed', async () => {
+    const dir = tree();
+    const p = path.join(dir, `${SID}.jsonl`);
+    const t0 = Date.now() - 60_000;
+    const at = (s: number) => new Date(t0 + s * 1000).toISOString().replace('Z', '000000+00:00');
+    const turn = (ts: string) => JSON.stringify({ type: 'turn', ts, session_id: SID, turn: 1 });
+    writeFileSync(p, journal(
+      ev.started(at(0), { delegation_id: 'd-open', parent_run_id: 'P', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.subStarted(at(1), { delegation_id: 'd-open', sub_run_id: 'r-1', parent_run_id: 'P', agent_id: 'coder' }),
+      turn(at(2)),
+    ));
+    const f = follow(dir, ['--stale-after', '1s']);
+    await f.waitFor(READY, 'stderr');
+    await f.waitFor(/engine error/); // its session went on after its last event
+    const moved = path.join(dir, 'v1', 'users', 'b64-bG9jYWw', 'sessions', `${SID}.jsonl`);
+    mkdirSync(path.dirname(moved), { recursive: true });
+    renameSync(p, moved);
+    await sleep(500);
+    appendFileSync(moved, journal(turn(at(3)))); // and goes on there: judged again once quiet
+    await sleep(2500);
+    expect(await f.stop()).toBe(0);
+    expect(f.out().trim().split('\n')).toHaveLength(1);
+    expect(f.err()).not.toMatch(/what its report says changed/);
+    // The plain command on the final tree gives the same cause, naming the journal where it is now.
+    const all = spawnSync(process.execPath, [BIN, '--all', '--stale-after', '1s', '--sessions', dir, '--format', 'ndjson', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8' });
+    const cause = (out: string) => (JSON.parse(out.trim()) as { findings: { id: string; message: string }[] }).findings.find((x) => x.id === 'delegation-incomplete')!.message;
+    expect(cause(all.stdout)).toBe(`no delegation_completed: engine error (${path.relative(dir, moved)} goes on to line 4 after its last event)`);
+    expect(cause(f.out())).toBe(`no delegation_completed: engine error (${SID}.jsonl goes on to line 3 after its last event)`);
   });
 });

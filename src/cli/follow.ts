@@ -804,11 +804,17 @@ class Follower {
         continue;
       }
       dirs.add(abs);
-      const users = path.join(abs, 'v1', 'users');
+      // Every level of the v1 layout: a level made after the start (v1, users, an owner, its
+      // sessions) is then seen at once, not at the next rediscovery (every few polls).
+      const v1 = path.join(abs, 'v1');
+      if (existsSync(v1)) dirs.add(v1);
+      const users = path.join(v1, 'users');
       if (existsSync(users)) {
         dirs.add(users);
         for (const owner of safeReaddir(users)) {
-          const sessions = path.join(users, owner, 'sessions');
+          const ownerDir = path.join(users, owner);
+          const sessions = path.join(ownerDir, 'sessions');
+          if (isDirectory(ownerDir)) dirs.add(ownerDir);
           if (existsSync(sessions)) dirs.add(sessions);
         }
       }
@@ -1230,6 +1236,14 @@ function readAt(fd: number, from: number, to: number): Buffer {
 /** Whether the open file still holds `last` just before `offset`. */
 function endsAt(fd: number, offset: number, last: Buffer): boolean {
   return readAt(fd, offset - last.length, offset).equals(last);
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function safeReaddir(dir: string): string[] {

@@ -149,4 +149,21 @@ describe('--follow: the journal lifecycle', () => {
     expect(cause(all.stdout)).toBe(`no delegation_completed: engine error (${path.relative(dir, moved)} goes on to line 4 after its last event)`);
     expect(cause(f.out())).toBe(`no delegation_completed: engine error (${SID}.jsonl goes on to line 3 after its last event)`);
   });
+
+  it('finds a session in layout folders made one level at a time after it started, from the watch events, not the polls', async () => {
+    const dir = tree();
+    // Polls far apart: only the folders' watch events can find the new session in time.
+    const f = follow(dir, [], { TRACE_DELEGATION_POLL_MS: '60000' });
+    await f.waitFor(READY, 'stderr');
+    const sessions = path.join(dir, 'v1', 'users', 'b64-bG9jYWw', 'sessions');
+    for (const level of [path.join(dir, 'v1'), path.join(dir, 'v1', 'users'), path.dirname(sessions), sessions]) {
+      mkdirSync(level);
+      await sleep(300); // each level noticed before the next one is made
+    }
+    writeFileSync(path.join(sessions, `${SID}.jsonl`), journal(...use('d-new', 'P')));
+    const began = Date.now();
+    await f.waitFor(/"key":"d-new"/);
+    expect(Date.now() - began).toBeLessThan(5_000);
+    expect(await f.stop()).toBe(0);
+  });
 });

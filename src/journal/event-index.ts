@@ -70,6 +70,23 @@ export function reuseKeyBase(id: string): string | null {
 }
 
 /** The ids that link an event to others: the same delegation, sub-run, parent run, retry or marker run. */
+/**
+ * 32 bits of an event's first two linked ids and its time. A journal rewritten between the scan
+ * and the read-back can hold another event of the same length at a record's place: its check
+ * differs (4 bytes a record; the ids' hashes are the scan's own).
+ */
+export function recordCheck(firstIdHash: number, secondIdHash: number, ms: number): number {
+  const id = (h: number) => (Number.isNaN(h) ? 0 : h >>> 0);
+  const time = Number.isFinite(ms) ? Math.floor(ms) >>> 0 : 0;
+  return (id(firstIdHash) ^ Math.imul(id(secondIdHash), 31) ^ time) | 0;
+}
+
+/** recordCheck of an event parsed again from its line. */
+export function eventCheck(e: JournalEvent): number {
+  const ids = linkIds(e);
+  return recordCheck(ids[0] ? hash53(ids[0]) : Number.NaN, ids[1] ? hash53(ids[1]) : Number.NaN, e.time ? e.time.ms : Number.NEGATIVE_INFINITY);
+}
+
 export function linkIds(e: JournalEvent): (string | null)[] {
   switch (e.type) {
     case 'delegation_started':
@@ -275,6 +292,8 @@ const ARENA_STRIDE = 2 ** 32;
 
 /** What re-reading a record's line needs: its file, place and length, or its archived bytes. */
 export interface IndexView {
+  /** Each record's recordCheck: a line read back that gives another is not the event the scan saw. */
+  check: PagedColumn;
   fileIndex: PagedColumn;
   /** Byte offset in the file; negative for an archived line (see `archived`). */
   offset: PagedColumn;
@@ -302,6 +321,7 @@ export class EventIndex {
   readonly offset = doubles();
   readonly length = ints();
   readonly line = ints();
+  readonly check = ints();
   /** Union-find node of each record's first id. */
   private node = ints();
   /** Archived lines, raw-deflated at the fastest level (a quarter of the bytes), about ARENA_BYTES each before. */
@@ -359,6 +379,7 @@ export class EventIndex {
       this.offset.push(off < 0 ? off - arenaBase : off);
       this.length.push(c.length[i]);
       this.line.push(c.line[i]);
+      this.check.push(recordCheck(c.links[i * LINKS], c.links[i * LINKS + 1], c.ms[i]));
       let root = -1;
       let own = -1;
       for (let k = 0; k < LINKS; k++) {
@@ -410,6 +431,7 @@ export class EventIndex {
   view(): IndexView {
     const { offset, length } = this;
     return {
+      check: this.check,
       fileIndex: this.fileIndex,
       offset,
       length,

@@ -4,7 +4,7 @@
 // components whose first delegation is due are held.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stopOnDescriptorExhaustion, type JournalFile } from '../journal/discover.js';
-import { compareKeys, componentsWithHash, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
+import { compareKeys, componentsWithHash, eventCheck, type ComponentTable, type EventIndex, type IndexView, type OrderKey, type PreviewTable } from '../journal/event-index.js';
 import { hash53, windowHashes } from '../journal/id-hash.js';
 import { normalizeLine } from '../journal/normalize.js';
 import { describeError, OPEN_FLAGS } from '../journal/scan-file.js';
@@ -175,6 +175,8 @@ class RecordReader {
     const fileIndex = index.fileIndex.get(r);
     const result = normalizeLine(value, { file: this.files[fileIndex].display, line: index.line.get(r), fileIndex });
     if (result.kind !== 'event') return null;
+    // Another event of the same length (the journal rewritten since the scan) is not this record's.
+    if (eventCheck(result.event) !== index.check.get(r)) return null;
     if (!result.event.time) result.event.after = index.after(r); // its place, as the scan saw the file
     return result.event;
   }

@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { analyze, newestRecentFirst, prepareLast, prepareStreamedTarget } from '../../src/analyze.js';
+import { analyze, newestRecentFirst, prepareLast, prepareStreamedAll, prepareStreamedTarget } from '../../src/analyze.js';
+import { writeReportStream } from '../../src/cli/stream-report.js';
+import { PassThrough } from 'node:stream';
 import { ev, journal } from '../helpers/journal.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -102,5 +104,25 @@ describe('a journal archived between the listing and its scan', () => {
     const { dir, archive } = tree('analyze-listed-then-archived');
     const { report } = await analyze({ ...archivedAfterListing(dir, archive), target: 'd-z' });
     expect(report.delegations.map((d) => d.id)).toEqual(['d-z']);
+  });
+});
+
+describe('a journal rewritten between the scan and the read-back', () => {
+  it('does not take another event of the same length at a record\'s place for the one the scan saw', async () => {
+    const dir = path.join(tmp, 'rewritten-same-length');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 's1.jsonl');
+    // d-1 and d-2 write lines of the same lengths: rewritten as d-2 twice, every offset still holds a line.
+    writeFileSync(file, delegationLines('s1', 'd-1', 0) + delegationLines('s1', 'd-2', 0));
+    const opts = { sessions: [dir], all: true, cwd: ROOT, checkOptions: { nowMs: NOW } };
+    const source = await prepareStreamedAll(opts);
+    writeFileSync(file, delegationLines('s1', 'd-2', 0) + delegationLines('s1', 'd-2', 0));
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (d: Buffer) => chunks.push(d));
+    await writeReportStream(sink, 'json', source, opts, { color: false, failOn: 'none' });
+    const doc = JSON.parse(Buffer.concat(chunks).toString()) as { delegations: { key: string }[]; limits: string[] };
+    expect(doc.delegations.map((d) => d.key)).toEqual(['d-2']); // not d-2 twice
+    expect(doc.limits.join(' ')).toMatch(/^4 delegation lines changed on disk between the scan and the report/);
   });
 });

@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, existsSync, lstatSync, readdirSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { closeSync, createReadStream, existsSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { ambiguousTarget, buildTraceReport, newestGroup, recentReadMayMislead, targetLinks, type AnalyzeOptions } from '../analyze.js';
 import { DEFAULT_CHECK_OPTIONS, type Severity } from '../checks/types.js';
@@ -6,7 +6,6 @@ import type { Formatter } from '../format/types.js';
 import { discoverJournals, pathIdentity, sessionRoots, TRACKER_STEM, type JournalFile } from '../journal/discover.js';
 import { newestActivity } from '../model/evidence.js';
 import { compareKeys, EventIndex, IndexChunkBuilder, type OrderKey } from '../journal/event-index.js';
-import { hash53 } from '../journal/id-hash.js';
 import { humanDuration } from '../journal/time.js';
 import { safeTerminalText } from '../format/terminal.js';
 import { indexJournalsParallel } from '../journal/parallel.js';
@@ -16,15 +15,17 @@ import { inflateArchive } from '../journal/archive.js';
 import { describeError, isGzipPath, LineScanner, noteReadFailure, openJournal, readPlainInto, startsWithGzipMagic, type EventSink } from '../journal/scan-file.js';
 import type { FileStats, JournalEvent } from '../journal/types.js';
 import { instanceKey, orphanInstanceKey, type Delegation } from '../model/delegation.js';
-import { registerForeignPreviews, runsById, type PreviewRef } from '../model/cross-index.js';
+import { registerForeignPreviews, type PreviewRef } from '../model/cross-index.js';
 import { DormantComponents } from '../model/dormant-components.js';
 import { orderKey } from '../model/component-stream.js';
 import { LinkedGroups } from '../model/linked-groups.js';
 import { SleepingGroups } from '../model/sleeping-groups.js';
-import type { DelegationReport, TraceReport } from '../report/types.js';
+import type { TraceReport } from '../report/types.js';
 import { delegationOrder, resolveTarget } from '../model/target.js';
 import { EXIT, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
+import { reportDigest, reportInputs } from './follow-digest.js';
+import { endsAt, isDirectory, isLink, readAt, readHead, safeReaddir, startsWith } from './follow-files.js';
 
 export interface FollowSettings {
   options: AnalyzeOptions;
@@ -1133,67 +1134,6 @@ class Follower {
   }
 }
 
-/**
- * What d's report is built from, counted: its events, its runs' sync markers, other delegations'
- * events for its run ids, the delegations nested under it and the one it is nested under. A printed report is printed again when this grows: a marker or a nested
- * delegation that comes after the report changes it as much as an event of its own.
- */
-function reportInputs(d: Delegation, group: readonly Delegation[]): number {
-  let n = d.events.length;
-  const byRun = runsById(group);
-  for (const run of d.runs.values()) {
-    n += run.markers.length;
-    // Another delegation's events for one of its run ids, and its start: its foreign-parent finding names it and its parent run.
-    for (const ref of byRun.get(run.runId) ?? []) if (ref.delegation !== d) n += ref.run.starts.length + ref.run.completions.length + (ref.delegation.started ? 1 : 0);
-  }
-  // Its outer delegation (parentDelegation), which may arrive or be removed after its report.
-  return n + (nestedCounts(group).get(d) ?? 0) + (d.parent ? 1 : 0);
-}
-
-/** Per group (the same array until it changes): how many delegations each one has nested under it. */
-const nestedCountsOf = new WeakMap<readonly Delegation[], Map<Delegation, number>>();
-function nestedCounts(group: readonly Delegation[]): Map<Delegation, number> {
-  let counts = nestedCountsOf.get(group);
-  if (!counts) {
-    counts = new Map();
-    for (const d of group) if (d.parent) counts.set(d.parent.delegation, (counts.get(d.parent.delegation) ?? 0) + 1);
-    nestedCountsOf.set(group, counts);
-  }
-  return counts;
-}
-
-/** A report's journal locations (file, line, evidence) left out: they move when a journal is archived or renamed. */
-const withoutLocations = (key: string, value: unknown) => (key === 'file' || key === 'line' || key === 'files' || key === 'evidence' ? undefined : value);
-
-/** A hash of what a report says, wherever its lines are. */
-const reportDigest = (report: TraceReport): number => hash53(JSON.stringify(report.delegations.map(whatItSays), withoutLocations));
-
-/**
- * A report without how its journals were read (a file's Limits lines: an archive written in
- * steps reads as cut short until it is whole), without its `delegation id reused` line (an
- * earlier use gains it when its id is used again) and without what moves on its own in finding
- * messages (the line its session goes on to, in which journal, an age): none is news about the
- * delegation. Counts and ids stay: a tree that grew is news.
- */
-function whatItSays(d: DelegationReport): DelegationReport {
-  // Its files' lines and those of its sessions' other journals (lines repeated in an archive being written).
-  const aboutFile = (l: string) => /^.*?\.jsonl(?:\.gz)?: /.test(l);
-  // A use printed before its id was used again is not printed again for this line alone (a rewrite or an archive re-reads it).
-  const reused = (l: string) => l.startsWith('delegation id reused');
-  return { ...d, limits: d.limits.filter((l) => !aboutFile(l) && !reused(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingParts(f.message) })) };
-}
-
-/**
- * `goes on to line 7`, `to line 7,`, `is 243s old`, `is 5s in the future`, and the journal a cause
- * names (`… .jsonl goes on`, `goes on in … .jsonl.gz`: src/model/evidence.ts openDelegationCause),
- * which changes when its session is archived or moved to the other layout.
- */
-const withoutMovingParts = (message: string): string =>
-  message
-    .replace(/\S*\.jsonl(?:\.gz)?(?=[\s,):]|$)/g, '<journal>')
-    .replace(/\bto line \d+/g, 'to line #')
-    .replace(/\bis -?\d+(\.\d+)?s (old|in the future)\b/g, 'is #s $2');
-
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;
 
@@ -1205,51 +1145,3 @@ const SLEEP_AFTER_MS = 30_000;
 
 /** How much of a journal's start is kept to tell a rewrite from an append. */
 const HEAD_BYTES = 256;
-
-function isLink(p: string): boolean {
-  try {
-    return lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-
-function readHead(fd: number, n: number): Buffer {
-  const buf = Buffer.alloc(n);
-  const got = readSync(fd, buf, 0, n, 0);
-  return buf.subarray(0, got);
-}
-
-/** Whether the open file still starts with `head`. */
-function startsWith(fd: number, head: Buffer): boolean {
-  return readHead(fd, head.length).equals(head);
-}
-
-/** Bytes `from` to `to` of the open file (fewer if it is shorter now). */
-function readAt(fd: number, from: number, to: number): Buffer {
-  const buf = Buffer.alloc(to - from);
-  const got = readSync(fd, buf, 0, buf.length, from);
-  return buf.subarray(0, got);
-}
-
-/** Whether the open file still holds `last` just before `offset`. */
-function endsAt(fd: number, offset: number, last: Buffer): boolean {
-  return readAt(fd, offset - last.length, offset).equals(last);
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}

@@ -336,6 +336,8 @@ export async function prepareLast(options: AnalyzeOptions, maxEvents = RECENT_MA
   }
   read.scan.events.length = 0; // the partial read is not used: free it before the whole tree
   const { roots, files, notes, index, scan } = await indexTree(options, { starts: true, tree: read });
+  // The index reuses the first read's listing: a journal archived since may hold the newest delegation.
+  if (!retried && vanishedSinceListing(scan)) return prepareLast(options, maxEvents, maxFileEvents, true);
   const newest = newestGroup(index, files);
   // A start without a parseable ts orders by its place in the files (delegationOrder): every delegation is needed.
   if (newest === 'untimed') return prepareAnalysis({ ...options, recentFirst: false });

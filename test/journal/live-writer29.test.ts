@@ -93,6 +93,17 @@ describe('a journal archived between the listing and its scan', () => {
     expect(opts.listings()).toBe(2);
   });
 
+  it('last over the whole index (the recent read gave up) shows the newest delegation archived before the index read its file', async () => {
+    const { dir, archive } = tree('last-indexed-then-archived');
+    let archived = 0;
+    // maxEvents 0: the recent-first read gives up, the tree is indexed; z is archived once the index has read its first file.
+    const opts = { cwd: ROOT, checkOptions: { nowMs: NOW }, sessions: [dir], jobs: 1, onFile: (done: number) => void (done === 1 && archived === 0 && (archived++, archive())) };
+    const prepared = await prepareLast(opts, 0);
+    expect(archived).toBe(1);
+    expect(prepared.selected.map((d) => d.id)).toEqual(['d-z']);
+    expect(prepared.scan.files.map((f) => f.error)).not.toContain('no such file');
+  });
+
   it('list (newest files first) keeps the archived session\'s rows', async () => {
     const { dir, archive } = tree('list-listed-then-archived');
     const rows = await newestRecentFirst(archivedAfterListing(dir, archive), 2);

@@ -543,9 +543,9 @@ export function buildTraceReport(
 
 /**
  * The whole report of a source's items, checked in order. Holds the report blocks, not the
- * events: what a whole-document format (html, sarif, …) is rendered from.
+ * events: what a whole-document format (html, sarif, …) is rendered from. `keep` is what the
+ * report holds of each block (all of it by default): a format that reads less can hold less.
  */
-/** `keep` is what the report holds of each block (all of it by default): a format that reads less can hold less. */
 export function assembleReport(source: ReportSource, options: AnalyzeOptions, onDelegation?: (checked: number) => void, keep?: (block: DelegationReport) => DelegationReport): TraceReport {
   return reportOf(new ReportAssembler(source.scan, source, options, source), source.items(), onDelegation, keep);
 }

@@ -55,7 +55,6 @@ function timing(d: DelegationReport): Record<string, string> {
 }
 
 function suite(d: DelegationReport, ctx: FormatContext): string[] {
-  // No join journaled: the word markdown uses, not a bare "?" (kept for a join without a status).
   const failing = d.findings.filter((f) => atOrAbove(f, ctx.failOn));
   const below = d.findings.filter((f) => !atOrAbove(f, ctx.failOn));
   const threshold = ctx.failOn === 'none' ? 'no failure threshold (--fail-on none)' : `no finding at or above ${ctx.failOn}`;
@@ -81,6 +80,7 @@ function suite(d: DelegationReport, ctx: FormatContext): string[] {
   return [
     `  <testsuite${attrs({ name: `delegation ${d.key}`, tests: Math.max(failing.length, 1), failures: failing.length, errors: 0, skipped: 0, ...timing(d) })}>`,
     '    <properties>',
+    // No join journaled: the word markdown uses, not a bare "?" (kept for a join without a status).
     ...Object.entries({ pattern: d.pattern ?? '?', parentRun: d.parentRunId ?? '?', status: d.status.aggregated ?? (d.completedTs ? '?' : 'incomplete') }).map(([name, value]) => `      <property${attrs({ name, value })}/>`),
     '    </properties>',
     ...cases,

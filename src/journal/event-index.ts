@@ -1,6 +1,6 @@
 // The streamed `--all` scan keeps, for each delegation event, where its line is (file, byte
 // offset, length, line number) and the ids that link it to other events, as numbers in typed
-// arrays: about 68 bytes an event, ids and preview hashes included, instead of a parsed object
+// arrays: about 72 bytes an event, ids and preview hashes included, instead of a parsed object
 // (0.7 KB). Lines of gzip archives cannot be re-read by offset; their bytes are kept outside
 // the JS heap, deflated, one block per chunk. Columns grow in fixed pages (paged.ts). Events
 // linked by an id (same delegation, sub-run, parent run, retry or marker run) form one
@@ -69,7 +69,6 @@ export function reuseKeyBase(id: string): string | null {
   return id.slice(0, hash);
 }
 
-/** The ids that link an event to others: the same delegation, sub-run, parent run, retry or marker run. */
 /**
  * 32 bits of an event's first two linked ids and its time. A journal rewritten between the scan
  * and the read-back can hold another event of the same length at a record's place: its check
@@ -87,6 +86,7 @@ export function eventCheck(e: JournalEvent): number {
   return recordCheck(ids[0] ? hash53(ids[0]) : Number.NaN, ids[1] ? hash53(ids[1]) : Number.NaN, e.time ? e.time.ms : Number.NEGATIVE_INFINITY);
 }
 
+/** The ids that link an event to others: the same delegation, sub-run, parent run, retry or marker run. */
 export function linkIds(e: JournalEvent): (string | null)[] {
   switch (e.type) {
     case 'delegation_started':

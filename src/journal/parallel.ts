@@ -128,7 +128,7 @@ export async function scanJournalsParallel(files: JournalFile[], options: Parall
 
 /**
  * The streamed `--all` scan: the same reading (threads, pre-filter, duplicate filter), but each
- * event is kept as an index record, so memory follows the number of events at ~68 bytes each.
+ * event is kept as an index record, so memory follows the number of events at ~72 bytes each.
  */
 export async function indexJournalsParallel(
   files: JournalFile[],

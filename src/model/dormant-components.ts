@@ -1,6 +1,6 @@
 // Follow mode's replay, kept as an event index instead of events. Held in memory, the replay of
 // a large tree stayed there for as long as follow ran (477 MB for 4 GiB of journals). Here only
-// the index records stay (about 68 bytes an event) and the groups of linked delegations that can
+// the index records stay (about 72 bytes an event) and the groups of linked delegations that can
 // still change on their own (an open delegation goes stale) are awake, their events in memory. A
 // new event that shares an id with a dormant group wakes it: its lines are read again from their
 // journals, as the streamed `--all` reads them, and grouped with the new event.

@@ -259,14 +259,17 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
  * whose resolveTarget it applies to the matching delegations (its rules look at matches only).
  */
 export async function prepareStreamedTarget(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {
+  let source: ReportSource;
   try {
-    return await prepareStreamedTargetOnce(options);
+    source = await prepareStreamedTargetOnce(options);
   } catch (err) {
     // Its journal changed between the scan and the read back (a session archived to .jsonl.gz as
     // the engine rotates it): a second run finds the new file. Once: a tree that keeps changing says so.
     if (err instanceof TargetError && err.changedDuringRun) return prepareStreamedTargetOnce(options);
     throw err;
   }
+  // Found, but a journal archived since the listing may hold more matches (another use of the id, a second id of the prefix).
+  return vanishedSinceListing(source.scan) ? prepareStreamedTargetOnce(options) : source;
 }
 
 async function prepareStreamedTargetOnce(options: AnalyzeOptions & { target: string }): Promise<ReportSource> {

@@ -104,6 +104,29 @@ describe('a journal archived between the listing and its scan', () => {
     expect(prepared.scan.files.map((f) => f.error)).not.toContain('no such file');
   });
 
+  it('a named target matched elsewhere too is looked for again: the archive holds another match (a prefix of two ids is ambiguous, not the one left)', async () => {
+    const dir = path.join(tmp, 'target-matched-then-archived');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'a.jsonl'), delegationLines('a', 'd-ab1', 0));
+    const z = path.join(dir, 'z.jsonl');
+    writeFileSync(z, delegationLines('z', 'd-ab2', 600));
+    let listings = 0;
+    const opts = {
+      cwd: ROOT,
+      checkOptions: { nowMs: NOW },
+      sessions: [dir],
+      target: 'd-ab',
+      jobs: 1,
+      onJournals: () => {
+        if (listings++ > 0) return;
+        writeFileSync(`${z}.gz`, gzipSync(readFileSync(z)));
+        unlinkSync(z);
+      },
+    };
+    await expect(prepareStreamedTarget(opts)).rejects.toThrow(/ambiguous/);
+    expect(listings).toBe(2);
+  });
+
   it('list (newest files first) keeps the archived session\'s rows', async () => {
     const { dir, archive } = tree('list-listed-then-archived');
     const rows = await newestRecentFirst(archivedAfterListing(dir, archive), 2);

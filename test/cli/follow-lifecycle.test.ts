@@ -1,6 +1,6 @@
 // --follow across the engine's file lifecycle (journal-format.md §1.2): archiving, atomic rewrites,
 // truncation. Runs the real binary on a temp tree (built binary: `npm test` builds first).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,23 +8,14 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
+import { killFollowers, READY, sleep, startFollow } from '../helpers/follow.js';
 
-interface Follow {
-  out: () => string;
-  err: () => string;
-  waitFor: (what: RegExp, stream?: 'stdout' | 'stderr') => Promise<void>;
-  stop: () => Promise<number | null>;
-}
-
-const running: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const c of running.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  killFollowers();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const READY = /^trace-delegation: following \d+ journal files? under .* \(Ctrl-C to stop\)$/m;
 const SID = '11111111-2222-4333-8444-555555555555';
 
 function tree(): string {
@@ -33,40 +24,8 @@ function tree(): string {
   return dir;
 }
 
-function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Follow {
-  const child = spawn(process.execPath, [BIN, '--follow', '--sessions', dir, '--format', 'ndjson', ...args], {
-    cwd: dir,
-    env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_POLL_MS: '50', TRACE_DELEGATION_NOW: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    out: () => out,
-    err: () => err,
-    waitFor: (what, stream = 'stdout') =>
-      new Promise((resolve, reject) => {
-        const began = Date.now();
-        const tick = setInterval(() => {
-          if (what.test(stream === 'stdout' ? out : err)) {
-            clearInterval(tick);
-            resolve();
-          } else if (Date.now() - began > 30_000 || child.exitCode !== null) {
-            clearInterval(tick);
-            reject(new Error(`timed out waiting for ${what}; stdout:\n${out}\nstderr:\n${err}`));
-          }
-        }, 25);
-      }),
-    stop: async () => {
-      child.kill('SIGINT');
-      return exited;
-    },
-  };
-}
+/** NDJSON reports, polling every 50 ms. */
+const follow = (dir: string, args: string[], env: NodeJS.ProcessEnv = {}) => startFollow(dir, ['--format', 'ndjson', ...args], { TRACE_DELEGATION_POLL_MS: '50', ...env });
 
 const printed = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l) as { key: string; parentRunId: string; limits: string[] });
 
@@ -99,7 +58,7 @@ describe('--follow: the journal lifecycle', () => {
     const p = path.join(dir, `${SID}.jsonl`);
     writeFileSync(p, journal(...use('d-x', 'P1')));
     const f = follow(dir, []);
-    await f.waitFor(READY, 'stderr');
+    await f.waitFor(READY, 30_000, 'stderr');
     await f.waitFor(/"parentRunId":"P1"/);
     appendFileSync(p, journal(...use('d-x', 'P2'))); // the same id, used again by another run
     await f.waitFor(/"parentRunId":"P2"/);
@@ -132,7 +91,7 @@ describe('--follow: the journal lifecycle', () => {
       turn(at(2)),
     ));
     const f = follow(dir, ['--stale-after', '1s']);
-    await f.waitFor(READY, 'stderr');
+    await f.waitFor(READY, 30_000, 'stderr');
     await f.waitFor(/engine error/); // its session went on after its last event
     const moved = path.join(dir, 'v1', 'users', 'b64-bG9jYWw', 'sessions', `${SID}.jsonl`);
     mkdirSync(path.dirname(moved), { recursive: true });
@@ -154,7 +113,7 @@ describe('--follow: the journal lifecycle', () => {
     const dir = tree();
     // Polls far apart: only the folders' watch events can find the new session in time.
     const f = follow(dir, [], { TRACE_DELEGATION_POLL_MS: '60000' });
-    await f.waitFor(READY, 'stderr');
+    await f.waitFor(READY, 30_000, 'stderr');
     const sessions = path.join(dir, 'v1', 'users', 'b64-bG9jYWw', 'sessions');
     for (const level of [path.join(dir, 'v1'), path.join(dir, 'v1', 'users'), path.dirname(sessions), sessions]) {
       mkdirSync(level);

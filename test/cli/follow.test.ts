@@ -1,6 +1,6 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,64 +9,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, FIXTURES } from '../helpers/cli.js';
 import { hasMkfifo, mkfifo } from '../helpers/fifo.js';
 import { ev, journal } from '../helpers/journal.js';
+import { killFollowers, READY, sleep, startFollow } from '../helpers/follow.js';
 
-interface Follow {
-  child: ChildProcess;
-  out: () => string;
-  err: () => string;
-  waitFor: (what: RegExp, timeoutMs?: number, stream?: 'stdout' | 'stderr') => Promise<void>;
-  stop: () => Promise<number | null>;
-}
-
-const running: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const c of running.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  killFollowers();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function follow(dir: string, args: string[], env: NodeJS.ProcessEnv = {}, uid?: number): Follow {
-  const child = spawn(process.execPath, [BIN, '--follow', '--sessions', dir, ...args], {
-    cwd: dir,
-    ...(uid !== undefined ? { uid, gid: uid } : {}),
-    env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_POLL_MS: '100', TRACE_DELEGATION_NOW: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    out: () => out,
-    err: () => err,
-    waitFor: (what, timeoutMs = 45_000, stream: 'stdout' | 'stderr' = 'stdout') =>
-      new Promise((resolve, reject) => {
-        const began = Date.now();
-        const tick = setInterval(() => {
-          if (what.test(stream === 'stdout' ? out : err)) {
-            clearInterval(tick);
-            resolve();
-          } else if (Date.now() - began > timeoutMs || child.exitCode !== null) {
-            clearInterval(tick);
-            reject(new Error(`timed out waiting for ${what}; stdout:\n${out}\nstderr:\n${err}`));
-          }
-        }, 50);
-      }),
-    stop: async () => {
-      // Stopping once the replay is over: every test here means to stop a follower that follows.
-      while (child.exitCode === null && !READY.test(err)) await sleep(50);
-      child.kill('SIGINT');
-      return exited;
-    },
-  };
-}
+const follow = startFollow;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Printed on stderr once the replay is over: from then on, appended lines are live. */
-const READY = /^trace-delegation: following \d+ journal files? under .* \(Ctrl-C to stop\)$/m;
 const iso = (ms = Date.now()) => new Date(ms).toISOString().replace('Z', '000000+00:00');
 
 function tree(): string {

@@ -144,7 +144,9 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   // id → the earlier use of an id started once, whose own start was lost (opensEarlierUse), and its runs.
   const earlierUses = new Map<string, Delegation>();
   const earlierRuns = new Set<string>();
-  for (const e of events) {
+  const joinsBefore = earlyJoins(events, byId);
+  for (let at = 0; at < events.length; at++) {
+    const e = events[at];
     if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
     let list = byId.get(e.delegationId);
     if (!list) {
@@ -152,19 +154,23 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
       byId.set(e.delegationId, list);
       delegations.push(list[0]);
     }
+    // Up to a join journaled before the id's only start (and another after it): an earlier use's.
+    const earlyEnd = joinsBefore.get(e.delegationId);
+    const beforeEarlyJoin = earlyEnd !== undefined && at <= earlyEnd.at;
     if (list.length > 1) owners.attach(list, owners.pick(list, e), e);
-    else if (opensEarlierUse(list[0], e)) {
+    else if (opensEarlierUse(list[0], e) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'))) {
       let use = earlierUses.get(e.delegationId);
       if (!use) {
-        use = earlierUse(list[0], e);
+        use = earlierUse(list[0], e, earlyEnd?.join);
         earlierUses.set(e.delegationId, use);
         delegations.push(use);
       }
       use.events.push(e);
-      earlierRuns.add(runKey(e.delegationId, (e as SubRunStartedEvent).subRunId));
+      if (e.type === 'delegation_sub_run_started') earlierRuns.add(runKey(e.delegationId, e.subRunId));
     } else {
       const use = earlierUses.get(e.delegationId);
-      const earlier = use !== undefined && belongsToEarlierUse(list[0], e, (run) => earlierRuns.has(runKey(e.delegationId, run)));
+      const earlierRun = (run: string) => earlierRuns.has(runKey(e.delegationId, run));
+      const earlier = use !== undefined && (belongsToEarlierUse(list[0], e, earlierRun) || (beforeEarlyJoin && e.type === 'delegation_retry' && e.originalRunId !== null && earlierRun(e.originalRunId)));
       (earlier ? use : list[0]).events.push(e);
     }
   }
@@ -188,6 +194,9 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
  * by far less): it is an earlier use of the id whose delegation_started was lost.
  */
 const EARLIER_USE_MS = 60_000;
+
+/** How far before the start a join on an earlier line of the start's file must be to end another use. */
+const EARLY_JOIN_MS = 1000;
 
 /** Whether d was started well after event e. */
 function startedWellAfter(d: Delegation, e: DelegationEvent): boolean {
@@ -220,14 +229,49 @@ function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (r
 }
 
 /**
+ * For each id started once and joined more than once, the last join placed before that start:
+ * earlier in the same file and over a second earlier by the clock (the engine writes a use's start
+ * before its join; the tracker's lines can swap by microseconds), or well before it by the clock
+ * alone. Untimed lines are left where they are. It ended an earlier use whose delegation_started was lost, under any parent run.
+ * One join alone before the start stays with it: a clock behind (time-order reports it).
+ */
+function earlyJoins(events: readonly JournalEvent[], byId: ReadonlyMap<string, Delegation[]>): Map<string, { join: DelegationCompletedEvent; at: number }> {
+  const joins = new Map<string, number[]>();
+  events.forEach((e, at) => {
+    if (e.type !== 'delegation_completed') return;
+    const list = joins.get(e.delegationId);
+    if (list) list.push(at);
+    else joins.set(e.delegationId, [at]);
+  });
+  const out = new Map<string, { join: DelegationCompletedEvent; at: number }>();
+  for (const [id, ats] of joins) {
+    const uses = byId.get(id);
+    const start = uses?.length === 1 ? uses[0].started : null;
+    if (ats.length < 2 || !start) continue;
+    const placedBefore = (j: DelegationCompletedEvent) =>
+      (j.file === start.file && j.line < start.line && j.time !== null && start.time !== null && j.time.ms < start.time.ms - EARLY_JOIN_MS) ||
+      (j.time !== null && start.time !== null && j.time.ms < start.time.ms - EARLIER_USE_MS);
+    const before = ats.filter((at) => placedBefore(events[at] as DelegationCompletedEvent));
+    if (before.length === 0 || before.length === ats.length) continue; // the start's own join is after it
+    const at = before[before.length - 1];
+    out.set(id, { join: events[at] as DelegationCompletedEvent, at });
+  }
+  return out;
+}
+
+/**
  * The delegation (without a start) holding the events of an earlier use of d's id whose
  * delegation_started was not journaled, made at its first event e. Without it, a month-old
  * use's sub-runs were folded into the new one (foreign parents, totals and time order all
  * wrong), and `last`, reading the recent file only, showed another delegation than `--all`.
+ * `join`: the earlier use was found by its join, placed before d's start (earlyJoins).
  */
-function earlierUse(d: Delegation, e: DelegationEvent): Delegation {
+function earlierUse(d: Delegation, e: DelegationEvent, join?: DelegationCompletedEvent): Delegation {
   const use = newDelegation(d.id, `${d.id}#2`, null);
-  const note = `delegation id reused: a sub-run of ${d.id} started under another parent run more than a minute before its delegation_started (${e.file}:${e.line}): an earlier use whose delegation_started was not journaled; its events are shown as ${use.key}, not attached to the later start.`;
+  const why = join
+    ? `a delegation_completed of ${d.id} is journaled before its only delegation_started (${join.file}:${join.line}) and another after it`
+    : `a sub-run of ${d.id} started under another parent run more than a minute before its delegation_started (${e.file}:${e.line})`;
+  const note = `delegation id reused: ${why}: an earlier use whose delegation_started was not journaled; its events are shown as ${use.key}, not attached to the later start.`;
   use.notes.push(note);
   d.notes.push(note);
   d.earlierUse = use;

@@ -135,16 +135,49 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
     }
     return latestStartedBefore(candidates, e) ?? candidates[0];
   };
-  for (const e of events) {
-    if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
+  // An id started once and joined twice, a join on an earlier line of the start's file over a
+  // second before it: everything up to that join is an earlier use whose start was lost.
+  const earlyEnd = new Map<string, number>();
+  for (const [id, list] of byId) {
+    const start = list.length === 1 ? list[0].started : null;
+    if (!start) continue;
+    const joins = events.flatMap((e, at) => (e.type === 'delegation_completed' && e.delegationId === id ? [at] : []));
+    const before = joins.filter((at) => {
+      const j = events[at];
+      const s = start as JournalEvent;
+      return j.file === s.file && j.line < s.line && j.time !== null && s.time !== null && j.time.ms < s.time.ms - 1000;
+    });
+    if (joins.length >= 2 && before.length > 0 && before.length < joins.length) earlyEnd.set(id, before[before.length - 1]);
+  }
+  const earlier = new Map<string, Assigned>();
+  const earlierRuns = new Set<string>();
+  events.forEach((e, at) => {
+    if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') return;
     let list = byId.get(e.delegationId);
     if (!list) {
       list = [{ key: e.delegationId, notes: [], events: [], started: null, parentRunId: null }];
       byId.set(e.delegationId, list);
       out.push(list[0]);
     }
-    (list.length === 1 ? list[0] : pick(list, e)).events.push(e);
-  }
+    if (list.length > 1) return pick(list, e).events.push(e);
+    const end = earlyEnd.get(e.delegationId);
+    const run = (r: string) => `${e.delegationId}\u0000${r}`;
+    const opens = end !== undefined && at <= end && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed');
+    if (opens && !earlier.has(e.delegationId)) {
+      const j = events[end];
+      const note = `delegation id reused: a delegation_completed of ${e.delegationId} is journaled before its only delegation_started (${j.file}:${j.line}) and another after it: an earlier use whose delegation_started was not journaled; its events are shown as ${e.delegationId}#2, not attached to the later start.`;
+      const use: Assigned = { key: `${e.delegationId}#2`, notes: [note], events: [], started: null, parentRunId: null };
+      list[0].notes.push(note);
+      earlier.set(e.delegationId, use);
+      out.push(use);
+    }
+    if (opens && e.type === 'delegation_sub_run_started') earlierRuns.add(run(e.subRunId));
+    const own =
+      opens ||
+      (e.type === 'delegation_sub_run_completed' && earlierRuns.has(run(e.subRunId))) ||
+      (e.type === 'delegation_retry' && end !== undefined && at <= end && e.originalRunId !== null && earlierRuns.has(run(e.originalRunId)));
+    (own ? earlier.get(e.delegationId)! : list[0]).events.push(e);
+  });
   return out;
 }
 

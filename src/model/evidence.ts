@@ -79,6 +79,16 @@ export function lastMarker(run: SubRun, action: string) {
   return ms.length ? ms[ms.length - 1] : null;
 }
 
+/** The run's last pause marker, unless a completion other than `paused` came after it (the run resumed and settled). */
+export function pauseThatHeld(run: SubRun) {
+  const pause = lastMarker(run, 'pause');
+  const last = run.completions.at(-1);
+  if (!pause || !last || isPausedStatus(last.status)) return pause;
+  const settled = last.time ?? last.after;
+  const paused = pause.time ?? pause.after;
+  return settled && paused && compareInstants(settled, paused) > 0 ? null : pause;
+}
+
 /** The delegation's newest timed event. */
 export function newestEvent(d: Delegation): JournalEvent | null {
   let newest: JournalEvent | null = null;
@@ -325,7 +335,7 @@ export function unexplainedSequentialStop(d: Delegation): { last: Child; next: s
   // A stage that completed with an error failed (is_success) and falls through like a failed one.
   if (status === null || isSuccess(last.final) || status === 'paused' || status === 'cancelled' || status === 'waiting') return null;
   // Not `unfinished`: it names no stage, and this one settled as a failure, which falls through (§5.1).
-  if (lastMarker(last.final, 'pause') || lastMarker(last.final, 'cancel_requested')) return null;
+  if (pauseThatHeld(last.final) || lastMarker(last.final, 'cancel_requested')) return null;
   const total = d.completed.totalSubRuns;
   if (total === null || total > started.length) return null; // a start failure of the next stage, counted
   return { last, next: ids[started.length], started: started.length };

@@ -77,6 +77,17 @@ testCheck('sequential-stopped-early', {
       ],
     },
     {
+      fixture: 'trigger-paused-then-failed.jsonl',
+      findings: [
+        {
+          severity: 'info',
+          // paused, then resumed and failed: the pause no longer explains the stop
+          messageIncludes: ['stopped after stage 1 of 2 (migrator, failed); verifier never started', 'a failed stage falls through to the next', 'nothing in the journal explains the stop'],
+          evidenceLines: ['trigger-paused-then-failed.jsonl:1', 'trigger-paused-then-failed.jsonl:4', 'trigger-paused-then-failed.jsonl:5'],
+        },
+      ],
+    },
+    {
       fixture: 'trigger-stop-after-cancel.jsonl',
       findings: [
         {

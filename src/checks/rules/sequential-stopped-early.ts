@@ -1,5 +1,5 @@
 import { finalStatus, isPausedStatus, isSuccess } from '../../model/delegation.js';
-import { hasSubRunEvents, journaledChildren, lastMarker, loc, unexplainedSequentialStop } from '../../model/evidence.js';
+import { hasSubRunEvents, journaledChildren, lastMarker, loc, pauseThatHeld, unexplainedSequentialStop } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 import { shortList } from '../short-list.js';
 
@@ -28,7 +28,7 @@ export const sequentialStoppedEarly: Check = {
     const last = started[started.length - 1];
     const status = finalStatus(last.final);
     const completed = last.final.completions.length > 0; // a completion with no status (null) still ended the stage
-    const pause = lastMarker(last.final, 'pause');
+    const pause = pauseThatHeld(last.final); // paused, then resumed and failed: it falls through
     const cancel = lastMarker(last.final, 'cancel_requested');
     // Totals that count more runs than journaled any event: the next stage was counted, so it was
     // admitted and failed to start; stop_on_success would not have counted it.

@@ -72,7 +72,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
     const delegations = newestFirst.slice(0, limit).map((d) => {
       const n = { error: 0, warning: 0, info: 0 };
       for (const f of d.findings) n[f.severity]++;
-      return { key: d.key, id: d.id, startedTs: d.startedTs, pattern: d.pattern, parentRunId: d.parentRunId, agents: d.agents, succeeded: d.status.succeeded, failed: d.status.failed, status: d.status.aggregated ?? (d.completedTs ? null : 'open'), findings: n, files: d.files };
+      return { key: d.key, id: d.id, startedTs: d.startedTs, pattern: d.pattern, parentRunId: d.parentRunId, agents: d.agents, succeeded: d.status.succeeded, failed: d.status.failed, status: d.status.aggregated ?? (d.completedTs !== null ? null : 'open'), findings: n, files: d.files };
     });
     io.stdout.write(`${JSON.stringify({ delegations, total: recent ? null : total, note: footer, limits }, null, 2)}\n`);
     return exitCodeForFindings(newestFirst.slice(0, limit), failOn);
@@ -89,7 +89,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       safe(short(d.parentRunId)),
       safe(d.agents.join(',')),
       `${d.status.succeeded ?? '?'}/${d.status.failed ?? '?'}`,
-      safe(d.status.aggregated ?? (d.completedTs ? '?' : 'open')),
+      safe(d.status.aggregated ?? (d.completedTs !== null ? '?' : 'open')),
       `${n.error}/${n.warning}/${n.info}`,
     ];
   });

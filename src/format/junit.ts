@@ -81,7 +81,7 @@ function suite(d: DelegationReport, ctx: FormatContext): string[] {
     `  <testsuite${attrs({ name: `delegation ${d.key}`, tests: Math.max(failing.length, 1), failures: failing.length, errors: 0, skipped: 0, ...timing(d) })}>`,
     '    <properties>',
     // No join journaled: the word markdown uses, not a bare "?" (kept for a join without a status).
-    ...Object.entries({ pattern: d.pattern ?? '?', parentRun: d.parentRunId ?? '?', status: d.status.aggregated ?? (d.completedTs ? '?' : 'incomplete') }).map(([name, value]) => `      <property${attrs({ name, value })}/>`),
+    ...Object.entries({ pattern: d.pattern ?? '?', parentRun: d.parentRunId ?? '?', status: d.status.aggregated ?? (d.completedTs !== null ? '?' : 'incomplete') }).map(([name, value]) => `      <property${attrs({ name, value })}/>`),
     '    </properties>',
     ...cases,
     ...out,

@@ -55,7 +55,7 @@ function subRunsCell(d: DelegationReport): string {
 }
 
 function summaryTable(report: TraceReport): string[] {
-  const rows = report.delegations.map((d) => `| ${markdownText(headingName(d))} | ${markdownText(d.pattern ?? '?')} | ${markdownText(d.status.aggregated ?? (d.completedTs ? '?' : 'incomplete'))} | ${subRunsCell(d)} | ${findingsCell(d.findings)} |`);
+  const rows = report.delegations.map((d) => `| ${markdownText(headingName(d))} | ${markdownText(d.pattern ?? '?')} | ${markdownText(d.status.aggregated ?? (d.completedTs !== null ? '?' : 'incomplete'))} | ${subRunsCell(d)} | ${findingsCell(d.findings)} |`);
   return ['| Delegation | Pattern | Status | Sub-runs | Findings |', '| --- | --- | --- | --- | --- |', ...rows];
 }
 

@@ -68,6 +68,7 @@ describe('--format junit', () => {
     expect(statusOf(d)).toBe(d.status.aggregated);
     expect(statusOf({ ...d, completedTs: null, completedMs: null, status: { ...d.status, aggregated: null } })).toBe('incomplete');
     expect(statusOf({ ...d, status: { ...d.status, aggregated: null } })).toBe('?');
+    expect(statusOf({ ...d, completedTs: '', status: { ...d.status, aggregated: null } })).toBe('?'); // a join whose line had no ts
   });
 
   it('gives a tree without delegations one passing case (Jenkins fails a build on reports without tests)', async () => {

@@ -17,7 +17,7 @@ const shortTs = (ts: string): string => ts.replace(/^(\d{4}-\d{2}-\d{2})[Tt ](\d
 const code = (s: string | null | undefined) => (s ? `<code>${esc(s)}</code>` : '<span class="none">?</span>');
 
 export function statusPill(d: DelegationReport): string {
-  const label = d.status.aggregated ?? (d.completedTs ? 'unknown' : 'not completed');
+  const label = d.status.aggregated ?? (d.completedTs !== null ? 'unknown' : 'not completed');
   return `<span class="pill ${statusClass(d.status.aggregated, d.completedTs === null)}">${esc(label)}</span>`;
 }
 

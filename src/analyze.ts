@@ -159,7 +159,7 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}, retried = fa
   const began = monotonicMs();
   const read = await readJournals(options);
   // A journal archived between the listing and the scan may hold the target (or the newest delegation): a new listing finds the archive. Once.
-  if (!retried && !options.all && !options.stdin && vanishedSinceListing(read.scan)) return prepareAnalysis(options, true);
+  if (!retried && !options.stdin && vanishedSinceListing(read.scan)) return prepareAnalysis(options, true);
   const prepared = analysisOf(read, options, began);
   // A delegation id reused: events of an older delegation whose start is in a file not read.
   if (read.subset && subsetMayMislead(prepared)) return prepareAnalysis({ ...options, recentFirst: false });
@@ -233,7 +233,14 @@ function analysisOf({ scan, roots, notes }: JournalsRead, options: AnalyzeOption
  * order, as prepareAnalysis + buildTraceReport.
  */
 export async function prepareStreamedAll(options: AnalyzeOptions): Promise<ReportSource> {
-  const { began, files, index, scan, notes } = await indexTree(options);
+  let tree: Awaited<ReturnType<typeof indexTree>> | null = await indexTree(options);
+  // A journal archived between the listing and its scan (its .jsonl.gz not listed): its
+  // delegations would be missing. Listed and read once more; the first index is let go first.
+  if (vanishedSinceListing(tree.scan)) {
+    tree = null;
+    tree = await indexTree(options);
+  }
+  const { began, files, index, scan, notes } = tree;
   const stream = streamDelegations(index, files);
   return {
     scan,

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { analyze, newestRecentFirst, prepareLast, prepareStreamedAll, prepareStreamedTarget } from '../../src/analyze.js';
+import { analyze, newestRecentFirst, prepareAnalysis, prepareLast, prepareStreamedAll, prepareStreamedTarget } from '../../src/analyze.js';
 import { writeReportStream } from '../../src/cli/stream-report.js';
 import { PassThrough } from 'node:stream';
 import { ev, journal } from '../helpers/journal.js';
@@ -83,6 +83,17 @@ describe('a journal archived between the listing and its scan', () => {
       listings: () => listings,
     };
   };
+
+  it('--all (streamed, and with every event in memory) reports the archived session\'s delegation too', async () => {
+    for (const road of ['streamed', 'in memory'] as const) {
+      const { dir, archive } = tree(`all-listed-then-archived-${road === 'streamed' ? 's' : 'm'}`);
+      const opts = { ...archivedAfterListing(dir, archive), all: true };
+      const source = road === 'streamed' ? await prepareStreamedAll(opts) : await prepareAnalysis(opts);
+      expect([...source.items()].map(({ delegation: d }) => d.id), road).toEqual(['d-old', 'd-a', 'd-z']);
+      expect(source.scan.files.map((f) => f.error), road).not.toContain('no such file');
+      expect(opts.listings(), road).toBe(2);
+    }
+  });
 
   it('last (newest files first) shows the archived newest delegation, not the one before it', async () => {
     const { dir, archive } = tree('last-listed-then-archived');

@@ -230,7 +230,7 @@ function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (r
 
 /**
  * For each id started once and joined more than once, the last join placed before that start:
- * earlier in the same file and over a second earlier by the clock (the engine writes a use's start
+ * earlier in the same journal (its file, or that file's archive) and over a second earlier by the clock (the engine writes a use's start
  * before its join; the tracker's lines can swap by microseconds), or well before it by the clock
  * alone. Untimed lines are left where they are. It ended an earlier use whose delegation_started was lost, under any parent run.
  * One join alone before the start stays with it: a clock behind (time-order reports it).
@@ -249,7 +249,7 @@ function earlyJoins(events: readonly JournalEvent[], byId: ReadonlyMap<string, D
     const start = uses?.length === 1 ? uses[0].started : null;
     if (ats.length < 2 || !start) continue;
     const placedBefore = (j: DelegationCompletedEvent) =>
-      (j.file === start.file && j.line < start.line && j.time !== null && start.time !== null && j.time.ms < start.time.ms - EARLY_JOIN_MS) ||
+      (earlierInJournal(j, start) && j.time !== null && start.time !== null && j.time.ms < start.time.ms - EARLY_JOIN_MS) ||
       (j.time !== null && start.time !== null && j.time.ms < start.time.ms - EARLIER_USE_MS);
     const before = ats.filter((at) => placedBefore(events[at] as DelegationCompletedEvent));
     if (before.length === 0 || before.length === ats.length) continue; // the start's own join is after it
@@ -258,6 +258,9 @@ function earlyJoins(events: readonly JournalEvent[], byId: ReadonlyMap<string, D
   }
   return out;
 }
+
+/** Whether a was written before b in one journal: an earlier line of b's file, or any line of its archive (`<b>.gz`, the rotated earlier part). */
+const earlierInJournal = (a: DelegationEvent, b: DelegationEvent): boolean => (a.file === b.file && a.line < b.line) || a.file === `${b.file}.gz`;
 
 /**
  * The delegation (without a start) holding the events of an earlier use of d's id whose

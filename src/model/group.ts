@@ -676,7 +676,10 @@ function buildRuns(d: Delegation, markersByRun: ReadonlyMap<string, SyncMarkerEv
   d.files = [...files];
   for (const run of d.runs.values()) {
     const markers = markersByRun.get(run.runId);
-    if (markers) for (const m of markers) run.markers.push(m);
+    if (!markers) continue;
+    // A marker well before the run started is another run's that had the same id (a sub_run_id reused).
+    const started = run.starts.find((s) => s.time !== null)?.time ?? null;
+    for (const m of markers) if (!(started && m.time && m.time.ms < started.ms - EARLIER_USE_MS)) run.markers.push(m);
   }
   d.children = foldChains(d);
 }

@@ -52,4 +52,23 @@ describe('an earlier use whose start was lost', () => {
     expect(ds.map((d) => d.key)).toEqual(['d-x']);
     expect([...ds[0].runs.keys()].sort()).toEqual(['r-foreign', 'r-new', 'r-skew']);
   });
+
+  it("a sync marker of a reused sub_run_id written well before this run started is the other run's, not this one's", () => {
+    const ds = group({
+      'sa.jsonl': [
+        ev.started('2026-03-01T10:28:00Z', { delegation_id: 'X', parent_run_id: 'px', pattern: 'fan_out', agent_ids: ['a'] }),
+        ev.subStarted('2026-03-01T10:28:01Z', { delegation_id: 'X', sub_run_id: 'R', parent_run_id: 'px', agent_id: 'a' }),
+        ev.marker('2026-03-01T10:28:02Z', 'pause', 'R'),
+        ev.subCompleted('2026-03-01T10:28:03Z', { delegation_id: 'X', sub_run_id: 'R', agent_id: 'a', status: 'completed', output_preview: 'x' }),
+      ],
+      'sb.jsonl': [
+        ev.started('2026-03-01T10:37:00Z', { delegation_id: 'Y', parent_run_id: 'py', pattern: 'fan_out', agent_ids: ['a'] }),
+        ev.subStarted('2026-03-01T10:37:01Z', { delegation_id: 'Y', sub_run_id: 'R', parent_run_id: 'py', agent_id: 'a' }),
+        ev.marker('2026-03-01T10:37:02Z', 'cancel_requested', 'R'),
+      ],
+    });
+    // Each run keeps the markers of its own time: the 10:28 pause is X's; Y's cancel, 9 minutes later, is after X's run started, so X keeps it too.
+    expect(byKey(ds, 'Y').runs.get('R')!.markers.map((m) => m.action)).toEqual(['cancel_requested']);
+    expect(byKey(ds, 'X').runs.get('R')!.markers.map((m) => m.action)).toEqual(['pause', 'cancel_requested']);
+  });
 });

@@ -230,7 +230,7 @@ function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (r
 
 /**
  * For each id started once and joined more than once, the last join placed before that start:
- * earlier in the same journal (its file, or that file's archive) and over a second earlier by the clock (the engine writes a use's start
+ * earlier in the same journal (its file, or that file's archive pair) and over a second earlier by the clock (the engine writes a use's start
  * before its join; the tracker's lines can swap by microseconds), or well before it by the clock
  * alone. Untimed lines are left where they are. It ended an earlier use whose delegation_started was lost, under any parent run.
  * One join alone before the start stays with it: a clock behind (time-order reports it).
@@ -259,8 +259,13 @@ function earlyJoins(events: readonly JournalEvent[], byId: ReadonlyMap<string, D
   return out;
 }
 
-/** Whether a was written before b in one journal: an earlier line of b's file, or any line of its archive (`<b>.gz`, the rotated earlier part). */
-const earlierInJournal = (a: DelegationEvent, b: DelegationEvent): boolean => (a.file === b.file && a.line < b.line) || a.file === `${b.file}.gz`;
+/**
+ * Whether a may have been written before b in one journal: an earlier line of b's file, or a line
+ * of the other file of its `.jsonl` / `.jsonl.gz` pair (an archive can also repeat the live file's
+ * lines, and the copy kept is the one read first, so lines are not compared across the pair).
+ */
+const earlierInJournal = (a: DelegationEvent, b: DelegationEvent): boolean =>
+  a.file === b.file ? a.line < b.line : a.file === `${b.file}.gz` || b.file === `${a.file}.gz`;
 
 /**
  * The delegation (without a start) holding the events of an earlier use of d's id whose

@@ -71,4 +71,23 @@ describe('an earlier use whose start was lost', () => {
     expect(byKey(ds, 'Y').runs.get('R')!.markers.map((m) => m.action)).toEqual(['cancel_requested']);
     expect(byKey(ds, 'X').runs.get('R')!.markers.map((m) => m.action)).toEqual(['pause', 'cancel_requested']);
   });
+
+  it('a join before the only start in the other file of its .jsonl/.jsonl.gz pair ends an earlier use, whichever file holds the start', () => {
+    const T = (s: number) => `2026-03-10T10:00:${String(s).padStart(2, '0')}Z`;
+    const join = (s: number, out: string) => ev.completed(T(s), { delegation_id: 'o', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: out });
+    const run = (s: number, id: string) => [
+      ev.subStarted(T(s), { delegation_id: 'o', sub_run_id: id, parent_run_id: 'p', agent_id: 'a' }),
+      ev.subCompleted(T(s + 1), { delegation_id: 'o', sub_run_id: id, agent_id: 'a', status: 'completed', output_preview: id }),
+    ];
+    const start = ev.started(T(10), { delegation_id: 'o', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'] });
+    // The start read from the archive (it repeats the live file's line), the earlier use's join from the live file.
+    for (const files of [
+      { 's-1.jsonl.gz': [start], 's-1.jsonl': [...run(1, 'a1'), join(3, 'a1'), ...run(11, 'a2'), join(13, 'a2')] },
+      { 's-1.jsonl.gz': [...run(1, 'a1'), join(3, 'a1')], 's-1.jsonl': [start, ...run(11, 'a2'), join(13, 'a2')] },
+    ]) {
+      const ds = group(files);
+      expect([...byKey(ds, 'o').runs.keys()], Object.keys(files).join()).toEqual(['a2']);
+      expect([...byKey(ds, 'o#2').runs.keys()]).toEqual(['a1']);
+    }
+  });
 });

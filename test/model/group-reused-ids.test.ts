@@ -145,7 +145,7 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
     const before = joins.filter((at) => {
       const j = events[at];
       const s = start as JournalEvent;
-      const earlierInJournal = (j.file === s.file && j.line < s.line) || j.file === `${s.file}.gz`;
+      const earlierInJournal = j.file === s.file ? j.line < s.line : j.file === `${s.file}.gz` || s.file === `${j.file}.gz`;
       return earlierInJournal && j.time !== null && s.time !== null && j.time.ms < s.time.ms - 1000;
     });
     if (joins.length >= 2 && before.length > 0 && before.length < joins.length) earlyEnd.set(id, before[before.length - 1]);

@@ -97,15 +97,16 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
       result.code = runRules(io, !!flags.json);
     });
 
-  namedForeignOptions(program);
+  clearerSubcommandErrors(program);
   return program;
 }
 
 /**
- * An option of the tool given after a subcommand that has no use for it (`list --all`, `rules
- * --limit 5`) is said to be that, as it is before the subcommand, not "unknown".
+ * Subcommand errors in the tool's words: an option given after a subcommand that has no use for
+ * it (`list --all`, `rules --limit 5`) is said to be that, as it is before the subcommand, not
+ * "unknown"; a missing argument names what it is and where its help is.
  */
-function namedForeignOptions(program: Command): void {
+function clearerSubcommandErrors(program: Command): void {
   const visit = (cmd: Command, path: string[]) => {
     for (const sub of cmd.commands) {
       const here = [...path, sub.name()];

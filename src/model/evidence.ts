@@ -5,6 +5,7 @@ import { aggregateContains } from '../journal/preview.js';
 import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent, Location, SubRunCompletedEvent } from '../journal/types.js';
 import { MANY_DUPLICATE_IDS } from '../journal/types.js';
 import { finalCompletion, isPausedStatus, isSuccess, settlesRun, type Child, type Delegation, type SubRun } from './delegation.js';
+import { placeOf } from './target.js';
 import { filesBySession } from './target.js';
 
 export const loc = (e: Location): Location => ({ file: e.file, line: e.line });
@@ -84,8 +85,8 @@ export function pauseThatHeld(run: SubRun) {
   const pause = lastMarker(run, 'pause');
   const last = run.completions.at(-1);
   if (!pause || !last || isPausedStatus(last.status)) return pause;
-  const settled = last.time ?? last.after;
-  const paused = pause.time ?? pause.after;
+  const settled = placeOf(last);
+  const paused = placeOf(pause);
   return settled && paused && compareInstants(settled, paused) > 0 ? null : pause;
 }
 
@@ -276,19 +277,18 @@ export function inJournalOrder(d: Delegation, children: readonly Child[]): Child
 /** A child whose start names, as retry_of, a run this delegation does not have: a retry that could not be folded. */
 export const retriesUnknownRun = (d: Delegation, c: Child): boolean => c.attempts[0].retryOf !== null && !d.runs.has(c.attempts[0].retryOf);
 
-/** How many children of each agent started (startedChildren). */
-export function startedPerAgent(d: Delegation): Map<string, number> {
+/** How many of `children` each agent has. */
+function perAgent(children: readonly Child[]): Map<string, number> {
   const by = new Map<string, number>();
-  for (const c of startedChildren(d)) if (c.agentId) by.set(c.agentId, (by.get(c.agentId) ?? 0) + 1);
+  for (const c of children) if (c.agentId) by.set(c.agentId, (by.get(c.agentId) ?? 0) + 1);
   return by;
 }
 
+/** How many children of each agent started (startedChildren). */
+export const startedPerAgent = (d: Delegation): Map<string, number> => perAgent(startedChildren(d));
+
 /** How many children of each agent the journal shows ran (journaledChildren). */
-export function journaledPerAgent(d: Delegation): Map<string, number> {
-  const by = new Map<string, number>();
-  for (const c of journaledChildren(d)) if (c.agentId) by.set(c.agentId, (by.get(c.agentId) ?? 0) + 1);
-  return by;
-}
+export const journaledPerAgent = (d: Delegation): Map<string, number> => perAgent(journaledChildren(d));
 
 /** Whether every child the pattern starts (per agent, ×N counted) has a journaled start; false when that is unknowable. */
 export function everyExpectedChildStarted(d: Delegation, expected: ReadonlyMap<string, number> | null): boolean {

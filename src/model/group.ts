@@ -195,13 +195,15 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
  */
 const EARLIER_USE_MS = 60_000;
 
-/** How far before the start a join on an earlier line of the start's file must be to end another use. */
+/** How far before the start a join earlier in the start's journal must be to end another use. */
 const EARLY_JOIN_MS = 1000;
+
+/** Whether instant t is more than `margin` ms before `ref` (false when either is unknown). */
+const wellBefore = (t: Instant | null | undefined, ref: Instant | null | undefined, margin = EARLIER_USE_MS): boolean => !!t && !!ref && t.ms < ref.ms - margin;
 
 /** Whether d was started well after event e. */
 function startedWellAfter(d: Delegation, e: DelegationEvent): boolean {
-  const start = d.started?.time;
-  return start !== undefined && start !== null && e.time !== null && e.time.ms < start.ms - EARLIER_USE_MS;
+  return wellBefore(e.time, d.started?.time);
 }
 
 /**
@@ -230,10 +232,11 @@ function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (r
 
 /**
  * For each id started once and joined more than once, the last join placed before that start:
- * earlier in the same journal (its file, or that file's archive pair) and over a second earlier by the clock (the engine writes a use's start
- * before its join; the tracker's lines can swap by microseconds), or well before it by the clock
- * alone. Untimed lines are left where they are. It ended an earlier use whose delegation_started was lost, under any parent run.
- * One join alone before the start stays with it: a clock behind (time-order reports it).
+ * earlier in the same journal (its file, or that file's archive pair) and over a second earlier
+ * by the clock (the engine writes a use's start before its join; the tracker's lines can swap by
+ * microseconds), or well before it by the clock alone; untimed lines stay where they are. It
+ * ended an earlier use whose delegation_started was lost, under any parent run. One join alone
+ * before the start stays with it: a clock behind (time-order reports it).
  */
 function earlyJoins(events: readonly JournalEvent[], byId: ReadonlyMap<string, Delegation[]>): Map<string, { join: DelegationCompletedEvent; at: number }> {
   const joins = new Map<string, number[]>();
@@ -248,9 +251,7 @@ function earlyJoins(events: readonly JournalEvent[], byId: ReadonlyMap<string, D
     const uses = byId.get(id);
     const start = uses?.length === 1 ? uses[0].started : null;
     if (ats.length < 2 || !start) continue;
-    const placedBefore = (j: DelegationCompletedEvent) =>
-      (earlierInJournal(j, start) && j.time !== null && start.time !== null && j.time.ms < start.time.ms - EARLY_JOIN_MS) ||
-      (j.time !== null && start.time !== null && j.time.ms < start.time.ms - EARLIER_USE_MS);
+    const placedBefore = (j: DelegationCompletedEvent) => wellBefore(j.time, start.time, earlierInJournal(j, start) ? EARLY_JOIN_MS : EARLIER_USE_MS);
     const before = ats.filter((at) => placedBefore(events[at] as DelegationCompletedEvent));
     if (before.length === 0 || before.length === ats.length) continue; // the start's own join is after it
     const at = before[before.length - 1];
@@ -683,8 +684,8 @@ function buildRuns(d: Delegation, markersByRun: ReadonlyMap<string, SyncMarkerEv
     const markers = markersByRun.get(run.runId);
     if (!markers) continue;
     // A marker well before the run started is another run's that had the same id (a sub_run_id reused).
-    const started = run.starts.find((s) => s.time !== null)?.time ?? null;
-    for (const m of markers) if (!(started && m.time && m.time.ms < started.ms - EARLIER_USE_MS)) run.markers.push(m);
+    const started = run.starts.find((s) => s.time !== null)?.time;
+    for (const m of markers) if (!wellBefore(m.time, started)) run.markers.push(m);
   }
   d.children = foldChains(d);
 }

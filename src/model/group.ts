@@ -31,8 +31,21 @@ export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
     if (!e.time && e.after !== undefined) keyed[i] = { e, ms: e.after ? e.after.ms : -8.64e15, subNs: e.after ? e.after.subNs : 0 };
     else keyed[i] = { e, ms: prevMs, subNs: prevSubNs };
   }
-  keyed.sort((a, b) => a.ms - b.ms || a.subNs - b.subNs || a.e.fileIndex - b.e.fileIndex || a.e.line - b.e.line);
+  const place = journalPlaces(byFile);
+  keyed.sort((a, b) => a.ms - b.ms || a.subNs - b.subNs || place(a.e) - place(b.e) || a.e.line - b.e.line);
   return keyed.map((k) => k.e);
+}
+
+/**
+ * The file order for events at the same instant: the files' order, except that a `<sid>.jsonl.gz`
+ * listed right after its `<sid>.jsonl` comes before it, as the archive is the journal's earlier part
+ * (archived, then written on). Otherwise splitting a journal into the pair could move an archived
+ * line after a live one written later at the same instant, and change how a reused id is folded.
+ */
+function journalPlaces(byFile: readonly JournalEvent[]): (e: JournalEvent) => number {
+  const fileAt = new Map<number, string>();
+  for (const e of byFile) fileAt.set(e.fileIndex, e.file);
+  return (e) => (e.file.endsWith('.gz') && fileAt.get(e.fileIndex - 1) === e.file.slice(0, -3) ? 2 * e.fileIndex - 2 : 2 * e.fileIndex + 1);
 }
 
 function newDelegation(id: string, key: string, started: DelegationStartedEvent | null): Delegation {

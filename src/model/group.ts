@@ -170,8 +170,18 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     // Up to a join journaled before the id's only start (and another after it): an earlier use's.
     const earlyEnd = joinsBefore.get(e.delegationId);
     const beforeEarlyJoin = earlyEnd !== undefined && at <= earlyEnd.at;
-    if (list.length > 1) owners.attach(list, owners.pick(list, e), e);
-    else if (opensEarlierUse(list[0], e) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'))) {
+    if (list.length > 1 && !ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)))) owners.attach(list, owners.pick(list, e), e);
+    else if (list.length > 1) {
+      // As for an id started once: a sub-run well before every start, under none of their parent runs.
+      let use = earlierUses.get(e.delegationId);
+      if (!use) {
+        use = earlierUse(list[0], e, undefined, `${e.delegationId}#${list.length + 1}`);
+        earlierUses.set(e.delegationId, use);
+        delegations.push(use);
+      }
+      use.events.push(e);
+      if (e.type === 'delegation_sub_run_started') earlierRuns.add(runKey(e.delegationId, e.subRunId));
+    } else if (opensEarlierUse(list[0], e) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'))) {
       let use = earlierUses.get(e.delegationId);
       if (!use) {
         use = earlierUse(list[0], e, earlyEnd?.join);
@@ -225,6 +235,20 @@ function startedWellAfter(d: Delegation, e: DelegationEvent): boolean {
  */
 function opensEarlierUse(d: Delegation, e: DelegationEvent): boolean {
   return e.type === 'delegation_sub_run_started' && e.parentRunId !== null && d.parentRunId !== null && e.parentRunId !== d.parentRunId && startedWellAfter(d, e);
+}
+
+/**
+ * For an id started several times: whether e is an earlier use's whose start was lost, judged
+ * against the first start as for an id started once (opensEarlierUse, belongsToEarlierUse), with
+ * the sub-run that opens it under none of the starts' parent runs. Without it, that use's events
+ * were folded into the first start (foreign parent, totals, time order), and only while the
+ * later start was in the tree: `list`, reading the recent files, disagreed with `--all`.
+ */
+function ofEarlierUseOfReusedId(list: readonly Delegation[], e: DelegationEvent, opened: boolean, isEarlierRun: (runId: string) => boolean): boolean {
+  const first = list[0];
+  if (!first.started) return false;
+  if (opened && belongsToEarlierUse(first, e, isEarlierRun)) return true;
+  return !opened && opensEarlierUse(first, e) && e.type === 'delegation_sub_run_started' && list.every((d) => d.parentRunId !== e.parentRunId);
 }
 
 /** Whether e belongs to the earlier use: an event of one of its runs, or a join well before d's start. */
@@ -288,8 +312,8 @@ const earlierInJournal = (a: DelegationEvent, b: DelegationEvent): boolean =>
  * wrong), and `last`, reading the recent file only, showed another delegation than `--all`.
  * `join`: the earlier use was found by its join, placed before d's start (earlyJoins).
  */
-function earlierUse(d: Delegation, e: DelegationEvent, join?: DelegationCompletedEvent): Delegation {
-  const use = newDelegation(d.id, `${d.id}#2`, null);
+function earlierUse(d: Delegation, e: DelegationEvent, join?: DelegationCompletedEvent, key = `${d.id}#2`): Delegation {
+  const use = newDelegation(d.id, key, null);
   const why = join
     ? `a delegation_completed of ${d.id} is journaled before its only delegation_started (${join.file}:${join.line}) and another after it`
     : `a sub-run of ${d.id} started under another parent run more than a minute before its delegation_started (${e.file}:${e.line})`;

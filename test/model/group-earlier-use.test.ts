@@ -90,4 +90,34 @@ describe('an earlier use whose start was lost', () => {
       expect([...byKey(ds, 'o#2').runs.keys()]).toEqual(['a1']);
     }
   });
+  it('an id started twice, under other parent runs, still splits off an earlier use whose start was lost', () => {
+    const old = {
+      'old.jsonl': [
+        ev.subStarted(`${OLD}0Z`, { delegation_id: 'd-x', sub_run_id: 'r-old', parent_run_id: 'p-0', agent_id: 'coder' }),
+        ev.subCompleted(`${OLD}1Z`, { delegation_id: 'd-x', sub_run_id: 'r-old', agent_id: 'coder', status: 'completed', output_preview: 'old' }),
+        ev.completed(`${OLD}2Z`, { delegation_id: 'd-x', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'old' }),
+      ],
+    };
+    // A first start (p-1) left open, then the id started again by p-2: the old events are neither's.
+    const open = [
+      ev.started('2026-03-01T10:00:00Z', { delegation_id: 'd-x', parent_run_id: 'p-1', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.subStarted('2026-03-01T10:00:01Z', { delegation_id: 'd-x', sub_run_id: 'r-1', parent_run_id: 'p-1', agent_id: 'coder' }),
+    ];
+    const ds = group({ ...old, 'new.jsonl': [...open, ...later] });
+    expect(ds.map((d) => d.key).sort()).toEqual(['d-x', 'd-x#2', 'd-x#3']);
+    const first = byKey(ds, 'd-x');
+    expect(first.started?.parentRunId).toBe('p-1');
+    expect([...first.runs.keys()]).toEqual(['r-1']);
+    expect(first.completions).toHaveLength(0);
+    expect(byKey(ds, 'd-x#2').started?.parentRunId).toBe('p-2');
+    const before = byKey(ds, 'd-x#3');
+    expect(before.started).toBeNull();
+    expect([...before.runs.keys()]).toEqual(['r-old']);
+    expect(before.completions).toHaveLength(1);
+    expect(before.files).toEqual(['old.jsonl']);
+    // The same events as with the first start alone (the later start adds nothing to the old use).
+    const alone = group({ ...old, 'new.jsonl': open });
+    expect([...byKey(alone, 'd-x#2').runs.keys()]).toEqual(['r-old']);
+    expect([...byKey(alone, 'd-x').runs.keys()]).toEqual(['r-1']);
+  });
 });

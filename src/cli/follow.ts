@@ -670,6 +670,8 @@ class Follower {
     tail.ino = st.ino;
     if (st.size === tail.size && st.mtimeMs === tail.mtimeMs && !replaced) return;
     if (!this.replaying) this.active.set(tail, Date.now()); // the replay's first read is no news
+    // A plain file the replay left, truncated or replaced since: what it held then is gone, so none of what it holds now is replay.
+    if (tail.unreadUpTo !== undefined && (replaced || st.size < tail.unreadUpTo) && !this.isArchive(tail.file)) tail.unreadUpTo = undefined;
     // Written again with no byte added: not an append (journals only grow), so a rewrite in place.
     const rewrittenSameSize = st.size === tail.size && tail.offset > 0 && tail.offset === st.size && !replaced;
     const first = tail.size < 0;

@@ -1,7 +1,7 @@
 // `--follow last` picks the files to replay as `last` reads them, fallbacks included: it must
 // follow the delegation `last` shows. (Built binary: `npm test` builds first.)
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -102,4 +102,42 @@ it('--follow last follows a delegation that starts after the replay when one of 
   expect(reports[0].findings).toEqual([]);
   const last = await runBin(['--sessions', dir, 'last', '--format', 'json', '--now', iso(NOW)]);
   expect(JSON.parse(last.stdout).delegations.map((d: { key: string }) => d.key)).toEqual(['d-c']);
+}, 40_000);
+
+it.each([
+  ['truncated', (p: string, text: string) => writeFileSync(p, text)],
+  ['replaced (written aside, renamed over it)', (p: string, text: string) => {
+    writeFileSync(`${p}.new`, text);
+    renameSync(`${p}.new`, p);
+  }],
+])('--follow last follows a delegation that starts after the replay in a file the replay left, %s since', async (_, change) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'td-follow-last-'));
+  dirs.push(dir);
+  const p = (name: string) => path.join(dir, name);
+  // An old session, not read by the replay (modified long before the newest delegation started).
+  const old = Array.from({ length: 40 }, (_, i) => [started(`d-old${i}`, NOW - 400 * H + i), completed(`d-old${i}`, NOW - 400 * H + i + 1)]).flat();
+  writeFileSync(p('s-old.jsonl'), journal(...old));
+  utimesSync(p('s-old.jsonl'), new Date(NOW - 399 * H), new Date(NOW - 399 * H));
+  writeFileSync(p('s-b.jsonl'), journal(started('d-b', NOW - H), subStarted('d-b', NOW - H + 10), subDone('d-b', NOW - H + 20), completed('d-b', NOW - H + 30)));
+  const child = spawn(process.execPath, [BIN, '--follow', 'last', '--sessions', dir, '--format', 'ndjson', '--now', iso(NOW)], {
+    env: { ...process.env, NO_COLOR: '1', TRACE_DELEGATION_POLL_MS: '50', TRACE_DELEGATION_NOW: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const exited = new Promise((r) => child.on('exit', r));
+  while (!/following \d+ journal files?/.test(err)) await sleep(20);
+  // The old session's file now holds a new delegation only, shorter than what it held.
+  change(p('s-old.jsonl'), journal(started('d-c', NOW - 10 * 60_000), subStarted('d-c', NOW - 10 * 60_000 + 10), subDone('d-c', NOW - 10 * 60_000 + 20), completed('d-c', NOW - 10 * 60_000 + 30)));
+  const t0 = Date.now();
+  while (!out.includes('"d-c"') && Date.now() - t0 < 4000) await sleep(50);
+  child.kill('SIGINT');
+  await exited;
+  clearTimeout(timer);
+  // d-c started after d-b: followed, as in any other file; none of the file's new content is the replay's.
+  expect(out.trim().split('\n').map((l) => JSON.parse(l).key)).toEqual(['d-b', 'd-c']);
 }, 40_000);

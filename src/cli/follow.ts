@@ -587,6 +587,19 @@ class Follower {
     return known;
   }
 
+  /**
+   * Whether a plain-named journal holds gzip data is known again when it was replaced or shrank
+   * (another file now), and at each change while it holds gzip data (read whole anyway): one
+   * that was read as an archive and is plain now drops what the archive gave.
+   */
+  private sniffAgainIfReplaced(tail: Tail, replaced: boolean): void {
+    const p = tail.file.path;
+    const wasArchive = this.gzipUnderPlainName.get(p);
+    if (isGzipPath(p) || !(replaced || wasArchive)) return;
+    this.gzipUnderPlainName.delete(p);
+    if (wasArchive && !this.isArchive(tail.file)) this.reset(tail);
+  }
+
   /** Drops what a file gave so far (truncated, replaced, or an archive rewritten) and reads it again. */
   private reset(tail: Tail): void {
     this.forget(tail);
@@ -670,6 +683,7 @@ class Follower {
     tail.ino = st.ino;
     if (st.size === tail.size && st.mtimeMs === tail.mtimeMs && !replaced) return;
     if (!this.replaying) this.active.set(tail, Date.now()); // the replay's first read is no news
+    this.sniffAgainIfReplaced(tail, replaced || st.size < tail.size);
     // A plain file the replay left, truncated or replaced since: what it held then is gone, so none of what it holds now is replay.
     if (tail.unreadUpTo !== undefined && (replaced || st.size < tail.unreadUpTo) && !this.isArchive(tail.file)) tail.unreadUpTo = undefined;
     // Written again with no byte added: not an append (journals only grow), so a rewrite in place.

@@ -125,4 +125,28 @@ describe('--follow: the journal lifecycle', () => {
     expect(Date.now() - began).toBeLessThan(5_000);
     expect(await f.stop()).toBe(0);
   });
+  it.each([
+    ['plain lines replaced by gzip data', false, true],
+    ['gzip data replaced by plain lines', true, false],
+    ['plain lines replaced by plain lines', false, false],
+  ])('reads a plain-named journal as the plain command does after it is replaced: %s', async (_, gzipBefore, gzipAfter) => {
+    const dir = tree();
+    const p = path.join(dir, `${SID}.jsonl`);
+    // Gzip data under the plain name: a link to an archive's bytes, which the plain command reads as an archive.
+    const bytes = (text: string, gzip: boolean) => (gzip ? gzipSync(text) : text);
+    const first = journal(...use('d-1', 'P1'));
+    writeFileSync(p, bytes(first, gzipBefore));
+    const f = follow(dir, []);
+    await f.waitFor(READY, 30_000, 'stderr');
+    await f.waitFor(/"key":"d-1"/);
+    const text = first + journal(...use('d-2', 'P2'));
+    writeFileSync(`${p}.new`, bytes(text, gzipAfter));
+    renameSync(`${p}.new`, p);
+    await f.waitFor(/"key":"d-2"/, 5_000);
+    await sleep(500);
+    expect(await f.stop()).toBe(0);
+    expect(printed(f.out()).map((d) => d.key)).toEqual(['d-1', 'd-2']);
+    const all = spawnSync(process.execPath, [BIN, '--all', '--sessions', dir, '--format', 'ndjson', '--fail-on', 'none'], { encoding: 'utf8' });
+    expect(printed(all.stdout).map((d) => d.key)).toEqual(['d-1', 'd-2']);
+  });
 });

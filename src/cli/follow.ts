@@ -290,6 +290,10 @@ class Follower {
     this.evaluate();
     this.replayKeys = new Set(this.delegations.map(instanceKey));
     this.watchTree();
+    // What was written while the replay ran (after its file was read, or in a new file) raised no
+    // watch event: one look at every journal and for new ones, rather than waiting for the polls' turn.
+    this.lookAtAll = true;
+    this.kick(true);
     const pollMs = this.settings.pollMs ?? 1000;
     this.timer = setInterval(() => {
       this.sweepWanted = true;

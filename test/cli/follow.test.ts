@@ -965,6 +965,29 @@ describe('--follow', () => {
     expect(f.err()).not.toMatch(/following/);
   });
 
+  it('reads what was written during the replay, to a journal it had read or a new one, once it follows: no watch event told of it', async () => {
+    const dir = tree();
+    const t0 = Date.now() - 86_400_000;
+    for (let f = 0; f < 20; f++) {
+      const lines: string[] = [];
+      for (let k = 0; k < 250; k++) {
+        const id = `d-${f}-${k}`;
+        const t = t0 + (f * 250 + k) * 60_000;
+        lines.push(started(id, iso(t)), subStarted(id, iso(t + 10)), subDone(id, iso(t + 20)), completed(id, iso(t + 30)));
+      }
+      writeFileSync(path.join(dir, `s-${f}.jsonl`), journal(...lines));
+    }
+    // Polls a minute apart: only a look when following starts can find these in time.
+    const f = follow(dir, ['--format', 'ndjson'], { TRACE_DELEGATION_POLL_MS: '60000' });
+    await f.waitFor(/"id":"d-0-0"/); // every journal read, 5,000 reports being printed: not watched yet
+    appendFileSync(path.join(dir, 's-0.jsonl'), journal(...whole('d-appended')));
+    writeFileSync(path.join(dir, 's-new.jsonl'), journal(...whole('d-new-file')));
+    await f.waitFor(READY, 60_000, 'stderr');
+    await f.waitFor(/"id":"d-appended"/, 5_000);
+    await f.waitFor(/"id":"d-new-file"/, 5_000);
+    expect(await f.stop()).toBe(0);
+  });
+
   it('tells an archive written once beside a lone journal from new lines: its repeats are not counted twice', async () => {
     // A lone journal's lines are not digested; when its .jsonl.gz appears, the journal is read
     // again with digests first, so the archive's copies of its lines drop out as repeats.

@@ -681,6 +681,9 @@ class Follower {
       tail.scanner.stats.error = 'not a regular file';
       return;
     }
+    // Made a link to a file elsewhere since it was added (moved to another disk), or no longer one.
+    if (isLink(tail.file.path)) this.linked.add(tail);
+    else this.linked.delete(tail);
     // Written elsewhere and renamed over it (rsync, editors, atomic writers): not an append.
     const replaced = tail.ino !== undefined && (st.ino !== tail.ino || st.dev !== tail.dev);
     tail.dev = st.dev;

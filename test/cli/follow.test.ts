@@ -1,7 +1,7 @@
 // --follow runs the real binary on a temp tree while the test appends to its journals.
 // (Built binary: `npm test` builds first; otherwise run `npx tsc -p .`.)
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -539,6 +539,26 @@ describe('--follow', () => {
     expect(await f.stop()).toBe(0);
     expect(f.out().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['d-z1', 'd-z2']);
   });
+
+  it('looks at a journal made a symbolic link while followed at every poll, as one that was a link from the start', async () => {
+    const dir = tree();
+    const elsewhere = tree();
+    // 2,600 journals: a poll's turn reaches the last one after 11 polls, 16 s at 1.5 s a poll.
+    for (let i = 0; i < 2600; i++) writeFileSync(path.join(dir, `a-${String(i).padStart(4, '0')}.jsonl`), journal(JSON.stringify({ type: 'turn', ts: iso(), session_id: `a-${i}` })));
+    const p = path.join(dir, 'z-last.jsonl');
+    writeFileSync(p, journal(started('d-moved'), subStarted('d-moved')));
+    const f = follow(dir, ['--format', 'ndjson'], { TRACE_DELEGATION_POLL_MS: '1500' });
+    await f.waitFor(READY, 60_000, 'stderr');
+    // Moved to another folder (the same file: a hard link there, then a link swapped in atomically): nothing changed for follow.
+    const moved = path.join(elsewhere, 'z-last.jsonl');
+    linkSync(p, moved);
+    symlinkSync(moved, `${p}.tmp`);
+    renameSync(`${p}.tmp`, p);
+    await sleep(1000);
+    appendFileSync(moved, journal(subDone('d-moved'), completed('d-moved'))); // a watch event in a folder not watched
+    await f.waitFor(/"id":"d-moved"/, 5_000);
+    expect(await f.stop()).toBe(0);
+  }, 90_000);
 
   it('takes a hard link made while following for the journal it names, not for a second journal', async () => {
     const dir = tree();

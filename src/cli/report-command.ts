@@ -234,6 +234,9 @@ function sayScanLimits(io: CliIO, limits: readonly string[]): void {
   for (const l of limits) io.stderr.write(`trace-delegation: scan limit: ${safeTerminalText(l)}\n`);
 }
 
+// The formats `--all` writes a delegation at a time (stream-report.ts), so no string limit applies.
+const STREAMED_WAY_OUT = 'name a target, or use --format json, ndjson, github or text, which are written as they go';
+
 const isStringTooLong = (err: unknown) => err instanceof RangeError && /Invalid string length/i.test(err.message);
 
 /** A format's pieces; one of them past the longest string V8 can build (one delegation tree of a page) is a usage error too. */
@@ -242,7 +245,7 @@ function* guardPieces(pieces: Iterable<string>, name: string): Generator<string>
     yield* pieces;
   } catch (err) {
     if (!isStringTooLong(err)) throw err;
-    throw new UsageError(`a part of the ${name} report (one delegation with the delegations nested in it) is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go`);
+    throw new UsageError(`a part of the ${name} report (one delegation with the delegations nested in it) is longer than one string can hold (about 512 MiB); ${STREAMED_WAY_OUT}`);
   }
 }
 
@@ -257,7 +260,7 @@ export function renderDocument(render: Formatter, name: string, report: TraceRep
     if (!isStringTooLong(err)) throw err;
     const n = report.delegations.length;
     throw new UsageError(
-      `the ${name} report of ${n} delegation${n === 1 ? '' : 's'} is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go`,
+      `the ${name} report of ${n} delegation${n === 1 ? '' : 's'} is longer than one string can hold (about 512 MiB); ${STREAMED_WAY_OUT}`,
     );
   }
 }

@@ -45,7 +45,7 @@ describe('renderDocument', () => {
     };
     expect(() => renderDocument(tooLong, 'sarif', report, ctx)).toThrow(UsageError);
     expect(() => renderDocument(tooLong, 'sarif', report, ctx)).toThrow(
-      'the sarif report of 3 delegations is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go',
+      'the sarif report of 3 delegations is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson, github or text, which are written as they go',
     );
   });
 
@@ -81,7 +81,7 @@ describe('renderDocument', () => {
     const r = await runMain(['--demo', '--all', '--format', 'html']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'trace-delegation: a part of the html report (one delegation with the delegations nested in it) is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson or text, which are written as they go\n',
+      'trace-delegation: a part of the html report (one delegation with the delegations nested in it) is longer than one string can hold (about 512 MiB); name a target, or use --format json, ndjson, github or text, which are written as they go\n',
     );
   });
 });

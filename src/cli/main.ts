@@ -118,6 +118,9 @@ function clearerSubcommandErrors(program: Command): void {
           const missing = /^error: missing required argument '([^']+)'/.exec(s)?.[1];
           const argument = missing ? sub.registeredArguments.find((a) => a.name() === missing) : undefined;
           if (argument) return write(`trace-delegation: ${here.join(' ')} needs ${argument.variadic ? `one or more ${missing}` : `a ${missing}`}: ${argument.description} (trace-delegation help ${here.join(' ')})\n`);
+          // Commander's bare "unknown command 'foo'" says neither which group it was looked up in nor what it has.
+          const word = /^error: unknown command '([^']+)'/.exec(s)?.[1];
+          if (word !== undefined) return write(`trace-delegation: ${unknownSubcommand(sub, here, word, s)}\n`);
           const flag = /^error: unknown option '([^']+)'/.exec(s)?.[1];
           const root = flag && flag !== '--version' && flag !== '-V' ? optionNamed(program, flag) : undefined;
           const owners = flag && !root ? program.commands.filter((c) => c !== sub && optionNamed(c, flag)) : [];
@@ -132,6 +135,13 @@ function clearerSubcommandErrors(program: Command): void {
     }
   };
   visit(program, []);
+}
+
+/** `contract foo`: what the group has (or the one meant) and where its help is. */
+function unknownSubcommand(group: Command, here: readonly string[], word: string, commanderText: string): string {
+  const meant = /\(Did you mean (.+)\?\)/.exec(commanderText)?.[1];
+  const has = group.commands.map((c) => c.name()).join(', ');
+  return `${here.join(' ')} has no subcommand ${word}${meant ? `; did you mean ${meant}?` : `: it has ${has}`} (trace-delegation help ${here.join(' ')})`;
 }
 
 /** Commander's error text as one line: `unknown option '--al'; did you mean --all?`. */

@@ -15,7 +15,9 @@ describe('usage errors: one line on stderr, exit 2', () => {
       [['list', '--limt', '3'], "trace-delegation: unknown option '--limt'; did you mean --limit?\n"],
       [['check', '--subst', 'x'], "trace-delegation: unknown option '--subst'; did you mean --subset?\n"],
       [['contract', 'validate', '--formt', 'x'], "trace-delegation: unknown option '--formt'; did you mean --format?\n"],
-      [['contract', 'valdate', 'x'], "trace-delegation: unknown command 'valdate'; did you mean validate?\n"],
+      [['contract', 'valdate', 'x'], 'trace-delegation: contract has no subcommand valdate; did you mean validate? (trace-delegation help contract)\n'],
+      // Nothing close: the group's subcommands are named instead.
+      [['contract', 'foo', 'x'], 'trace-delegation: contract has no subcommand foo: it has validate (trace-delegation help contract)\n'],
       // Nothing close: commander suggests nothing, and the sentence is as before.
       [['--demo', '--bogus'], "trace-delegation: unknown option '--bogus'\n"],
     ];

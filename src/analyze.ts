@@ -687,9 +687,17 @@ function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>,
   // The scan saw lines that the report could not read back: the journals changed during the run.
   const moved = reread ? `; ${reread.replace(/\.$/, '')}` : '';
   if (r.reason === 'ambiguous') return ambiguousTarget(target, r.candidates);
-  const err = new TargetError(r.reason === 'empty' ? `no delegation_started event found in ${where}${moved}` : `no delegation, parent run or session matches ${shownTarget(target)} in ${where}${moved}${unknownTargetHint(target, owner)}`);
+  const err = new TargetError(r.reason === 'empty' ? `no delegation_started event found in ${where}${moved}${mistypedLinesNote(scan)}` : `no delegation, parent run or session matches ${shownTarget(target)} in ${where}${moved}${unknownTargetHint(target, owner)}`);
   err.changedDuringRun = reread !== null || vanishedSinceListing(scan);
   return err;
+}
+
+/** Delegation lines skipped as mistyped: one may be the delegation_started that "none found" would deny. */
+function mistypedLinesNote(scan: ScanResult): string {
+  let n = 0;
+  for (const f of scan.files) n += f.missingFieldLines;
+  if (n === 0) return '';
+  return `; ${n} delegation ${n === 1 ? 'line was' : 'lines were'} skipped, a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type (trace-delegation --all names ${n === 1 ? 'its file' : 'their files'})`;
 }
 
 /** A journal listed but gone when the scan opened it: the engine archived or removed it meanwhile. */

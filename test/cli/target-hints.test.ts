@@ -151,3 +151,33 @@ describe('a parent run id target', () => {
     }
   });
 });
+
+describe('no delegation_started found', () => {
+  it('says when delegation lines were skipped as mistyped: one of them may be the start', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-mistyped-'));
+    try {
+      const file = path.join(dir, 'sess-3.jsonl');
+      const ev = (type: string, ts: string, metadata: object) => JSON.stringify({ type, ts, session_id: 'sess-3', metadata });
+      writeFileSync(
+        file,
+        [
+          // delegation_id of the wrong type: the line is skipped, so no delegation_started is read.
+          ev('delegation_started', '2025-11-03T09:15:00Z', { delegation_id: true, parent_run_id: 'P-1', pattern: 'fan_out', agent_count: 1, agent_ids: ['a'] }),
+          ev('delegation_sub_run_started', '2025-11-03T09:15:01Z', { delegation_id: 'd-1', sub_run_id: 'r-1', parent_run_id: 'P-1', agent_id: 'a', depth: 1, retry_of: null, status: 'running' }),
+        ].join('\n') + '\n',
+      );
+      for (const sessions of [file, dir]) {
+        const r = await runMain(['--sessions', sessions]);
+        expect([r.code, r.stdout]).toEqual([2, '']);
+        expect(r.stderr).toBe(
+          `trace-delegation: no delegation_started event found in 1 journal file under ${sessions}; 1 delegation line was skipped, a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type (trace-delegation --all names its file)\n`,
+        );
+        // What the note points to: --all names the file and the skipped line.
+        const all = await runMain(['--sessions', sessions, '--all']);
+        expect(all.stdout).toContain('sess-3.jsonl: 1 delegation line has a required field (delegation_id, sub_run_id or metadata) missing or of the wrong type and was skipped.');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

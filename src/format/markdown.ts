@@ -45,7 +45,7 @@ function resultLine(report: TraceReport, ctx: FormatContext): string {
 function findingsCell(findings: Finding[]): string {
   if (!findings.length) return 'none';
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
-  return (['error', 'warning', 'info'] as const).filter((s) => count(s) > 0).map((s) => `${ICON[s]} ${count(s)} ${s}`).join(', ');
+  return (['error', 'warning', 'info'] as const).filter((s) => count(s) > 0).map((s) => `${ICON[s]} ${s === 'info' ? `${count(s)} info` : plural(count(s), s)}`).join(', ');
 }
 
 function subRunsCell(d: DelegationReport): string {

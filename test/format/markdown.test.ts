@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../src/analyze.js';
 import { formatMarkdown, MARKDOWN_MAX_BYTES } from '../../src/format/markdown.js';
 import { ev, journal } from '../helpers/journal.js';
+import { runMain } from '../helpers/cli.js';
 import { HOSTILE_TEXT, RETRY_AND_FAILURE, SAMPLE, reportFor, runFormat } from './ci-run.js';
 
 const mermaidBlocks = (md: string) => [...md.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((m) => m[1]);
@@ -37,6 +38,14 @@ describe('--format markdown', () => {
     expect(gantt).toMatch(/\n {4}attempt 1 tester failed :crit, r3, \d+, \d+\n/);
     // The writer never reported back: an open bar up to the delegation's completion.
     expect(gantt).toContain(`    attempt 1 writer open :active, r4, ${Math.round(report.delegations[0].children[2].attempts[0].startMs!)}, ${Math.round(report.delegations[0].completedMs!)}`);
+  });
+
+  it("counts a row's findings in words that agree with the number (3 errors, 1 warning, 2 info)", async () => {
+    const r = await runMain(['--demo', '--all', '--format', 'markdown']);
+    const row = (id: string) => r.stdout.split('\n').find((l) => l.startsWith(`| ${id}`))!;
+    expect(row('2e6b8f47-9a1c-4d05-b3e6-5f0a7c9d1e28')).toMatch(/\| 🔴 3 errors \|$/);
+    expect(row('9d41a6c8-7e2f-4053-8b9a-3c5e1f7d2a86')).toMatch(/\| 🟡 1 warning \|$/);
+    expect(row('e62f4b19-0c7a-4d83-b5e1-9a4c6d2f8e07')).toMatch(/\| 🔵 1 info \|$/);
   });
 
   it('keeps model-written text inert: no HTML, links, mentions or chart statements come from the journal', async () => {

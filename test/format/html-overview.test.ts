@@ -31,4 +31,11 @@ describe('html overview', () => {
     expect(html).toContain('<li><span class="sw st-unknown"></span>other or no status</li>');
     expect(html).toMatch(/<details class="events"><summary>Journal events \(\d+\)<\/summary><div class="table-scroll"><table>/);
   });
+
+  it("says a row's finding counts in words that agree with the number on hover (3 errors, 1 warning)", async () => {
+    const r = await runMain(['--demo', '--all', '--format', 'html']);
+    expect(r.stdout).toContain('<span class="count sev-error" title="3 errors">3E</span>');
+    expect(r.stdout).toContain('<span class="count sev-warning" title="1 warning">1W</span>');
+    expect(r.stdout).toContain('<span class="count sev-info" title="1 info">1I</span>');
+  });
 });

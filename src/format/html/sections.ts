@@ -131,7 +131,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const counts = { error: 0, warning: 0, info: 0 };
     for (const f of d.findings) counts[f.severity]++;
     // A letter with each count (E, W, I) and the words in a title: colour is not the only carrier.
-    const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}" title="${counts[s]} ${s}">${counts[s]}${s[0].toUpperCase()}</span>` : '')).join(' ') || '<span class="muted">–</span>';
+    const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}" title="${counts[s]} ${s}${counts[s] === 1 || s === 'info' ? '' : 's'}">${counts[s]}${s[0].toUpperCase()}</span>` : '')).join(' ') || '<span class="muted">–</span>';
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
     const durMs = d.startedMs !== null && d.completedMs !== null ? d.completedMs - d.startedMs : null;
     const dur = durMs !== null ? esc(duration(durMs)) : '<span class="muted">–</span>';

@@ -33,6 +33,17 @@ testCheck('status-mismatch', {
         },
       ],
     },
+    {
+      // A child was paused, then resumed and settled before the join: no child was paused at the join.
+      fixture: 'trigger-unfinished-paused-then-resumed.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: 'aggregated_status unfinished but no paused or waiting child is in evidence',
+          evidenceLines: ['trigger-unfinished-paused-then-resumed.jsonl:15'],
+        },
+      ],
+    },
   ],
   valid: [
     // unfinished with a paused child (SyncMarker pause, PascalCase journal).

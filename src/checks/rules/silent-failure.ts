@@ -14,8 +14,11 @@ const FAILURE_WORDING =
 // Not a heading ("ERROR HANDLING: …") nor a count of none ("FAILED tests: 0").
 const SHOUTED_FAILURE = /^\s*(?:FAILED|FAILURE|ERROR)\b(?!\s+[A-Z]{2,}\b)(?!\s+\w+\s*:\s*0\b)/;
 
+// A test summary's count of none, in any case ("Failed: 0, Passed: 212", "Errors: 0"): not "0.5s".
+const COUNT_OF_NONE = /^\s*(?:errors?|failures?|failed)(?:\s+\w+)?\s*:\s*0\b(?![.,]\d)/i;
+
 /** Whether an output's opening reads as failure or partial work (the info heuristic). */
-export const readsAsFailure = (preview: string): boolean => FAILURE_WORDING.test(preview) || SHOUTED_FAILURE.test(preview);
+export const readsAsFailure = (preview: string): boolean => !COUNT_OF_NONE.test(preview) && (FAILURE_WORDING.test(preview) || SHOUTED_FAILURE.test(preview));
 /**
  * Pushback from a downstream passed on as text (seed 002: "it can arrive as a plain text"): a
  * rate limit, 429, 503, a quota. The phrase must end there (punctuation, the end, or words such
@@ -37,7 +40,7 @@ export const silentFailure: Check = {
     symptom: 'Wrong aggregate',
     docs: {
       why:
-        'Under the SAFE model a failure must be a value the parent can see, not a success with bad content. A final status of completed with an error, or with an output_preview that is present but null or blank, is a failure the join will treat as a result (warning). An output that starts like a failure report ("Error: …", "Failed to …", "Partial …", "Could not …", "I was unable to …") or like pushback from a downstream service passed on as text ("Rate limit exceeded (HTTP 429) …", "Too many requests", "Service unavailable", "HTTP 503 …", "Quota exceeded") is flagged as info: it is a wording heuristic, not proof. Journals without the output_preview key (Gen 0) are not judged on the output.',
+        'Under the SAFE model a failure must be a value the parent can see, not a success with bad content. A final status of completed with an error, or with an output_preview that is present but null or blank, is a failure the join will treat as a result (warning). An output that starts like a failure report ("Error: …", "Failed to …", "Partial …", "Could not …", "I was unable to …") or like pushback from a downstream service passed on as text ("Rate limit exceeded (HTTP 429) …", "Too many requests", "Service unavailable", "HTTP 503 …", "Quota exceeded") is flagged as info: it is a wording heuristic, not proof (a count of none in a test summary, "Failed: 0, Passed: 212", is not a failure report). Journals without the output_preview key (Gen 0) are not judged on the output.',
       example: [
         '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["coder"],"delegation_id":"d-1","parent_run_id":"r-1","pattern":"fan_out"}}',
         '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"coder","delegation_id":"d-1","depth":1,"parent_run_id":"r-1","retry_of":null,"status":"running","sub_run_id":"run-1"}}',

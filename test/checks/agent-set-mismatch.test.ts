@@ -45,6 +45,17 @@ testCheck('agent-set-mismatch', {
       ],
     },
     {
+      // The same, with the second coder run's start line lost (only its completion, line 8): it ran all the same.
+      fixture: 'trigger-extra-start-line-lost.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'agent coder ran 2 distinct sub-runs (1 with its start line missing); fan_out allows 1',
+          evidenceLines: ['trigger-extra-start-line-lost.jsonl:4', 'trigger-extra-start-line-lost.jsonl:5', 'trigger-extra-start-line-lost.jsonl:8'],
+        },
+      ],
+    },
+    {
       // a2 names b1 (agent b's run, already retried by b2) as its original: not a retry of a, so a ran twice.
       fixture: 'trigger-retry-of-another-agents-run.jsonl',
       findings: [{ severity: 'error', delegation: 'd-x-1', messageIncludes: 'agent a started 2 distinct sub-runs; fan_out allows 1' }],

@@ -58,15 +58,18 @@ export const agentSetMismatch: Check = {
     if (allowed) {
       const counts = new Map<string, typeof roots>();
       for (const c of roots) {
-        if (!c.agentId || !known.has(c.agentId) || c.attempts[0].starts.length === 0) continue;
+        // A child whose start line was lost ran all the same (its completion says so): it counts.
+        if (!c.agentId || !known.has(c.agentId)) continue;
         const list = counts.get(c.agentId);
         if (list) list.push(c);
         else counts.set(c.agentId, [c]);
       }
       for (const [agent, cs] of counts) {
         const max = allowed.get(agent) ?? 0;
-        if (cs.length > max)
-          out.push({ message: `agent ${agent} started ${cs.length} distinct sub-runs; ${d.pattern ?? 'the pattern'} allows ${max}`, evidence: [loc(started), ...cs.map((c) => loc(c.attempts[0].starts[0]))], runs: cs.map((c) => c.key) });
+        if (cs.length <= max) continue;
+        const lost = cs.filter((c) => c.attempts[0].starts.length === 0).length;
+        const ran = lost === 0 ? `started ${cs.length} distinct sub-runs` : `ran ${cs.length} distinct sub-runs (${lost} with ${lost === 1 ? 'its start line' : 'their start lines'} missing)`;
+        out.push({ message: `agent ${agent} ${ran}; ${d.pattern ?? 'the pattern'} allows ${max}`, evidence: [loc(started), ...cs.map((c) => loc(c.attempts[0].starts[0] ?? c.attempts[0].completions[0]))], runs: cs.map((c) => c.key) });
       }
     }
     if ((d.pattern === 'sequential' || d.pattern === 'pipeline') && roots.every((c) => c.agentId && known.has(c.agentId))) {

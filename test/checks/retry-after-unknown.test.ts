@@ -61,6 +61,9 @@ testCheck('retry-after-unknown', {
     // verification retry (journal-format §4), so the engine had the first output and rejected it;
     // the missing verification_failed mark is retry-unlinked's finding, as CHECKS.md folds it.
     '../safe/retry-after-unknown-retried-unsettled.jsonl',
+    // The same retry in a sequential delegation, where the retry starts after its original's start
+    // (a stage is given up on at its start): still silent, the retry says the gate had its output.
+    'trap-sequential-retried-unsettled.jsonl',
     // The same retry with the original marked verification_failed first.
     '../safe/retry-after-unknown-retried-lookalike.jsonl',
     // A fallback to another agent after a timeout; an admission timeout then the same agent; a clean

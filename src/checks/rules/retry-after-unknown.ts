@@ -29,7 +29,7 @@ export const retryAfterUnknown: Check = {
     symptom: 'Retry loop',
     docs: {
       why:
-        'At-most-once: after a timeout, or a run that started and never settled, the first attempt may still have done its work. Running the same agent again (a later stage, or the same parent run delegating to it again) without checking can apply the same side effect twice: two deployments, two emails, two charges. A fallback to a different agent, a run that started before the outcome was known (parallel children), and an admission timeout (the agent never ran) are not reported.',
+        'At-most-once: after a timeout, or a run that started and never settled, the first attempt may still have done its work. Running the same agent again (a later stage, or the same parent run delegating to it again) without checking can apply the same side effect twice: two deployments, two emails, two charges. A fallback to a different agent, a run that started before the outcome was known (parallel children), an admission timeout (the agent never ran), and a run a verification retry replaced (the gate had its output, even when its verification_failed line is missing) are not reported.',
       example: [
         '{"type":"delegation_started","ts":"2026-03-10T10:00:00.000000000+00:00","session_id":"s-1","metadata":{"agent_count":1,"agent_ids":["deployer"],"delegation_id":"d-1","parent_run_id":"r-1","pattern":"fan_out"}}',
         '{"type":"delegation_sub_run_started","ts":"2026-03-10T10:00:00.050000000+00:00","session_id":"s-1","metadata":{"agent_id":"deployer","delegation_id":"d-1","depth":1,"parent_run_id":"r-1","retry_of":null,"status":"running","sub_run_id":"run-1"}}',
@@ -122,6 +122,9 @@ function unknownOutcome(d: Delegation, run: SubRun): Unknown | null {
   }
   const start = run.starts[0];
   if (!start?.time) return null;
+  // A verification retry of it (delegation_retry, or a retry_of naming it) says the gate had its
+  // output and rejected it: its outcome is known, the missing verification_failed line is retry-unlinked's.
+  if (d.retries.some((r) => r.originalRunId === run.runId) || [...d.runs.values()].some((o) => o.retryOf === run.runId && o.agentId === run.agentId)) return null;
   // A stage is given up on when the next one starts; parallel children only at the join (or the last sign of life).
   const oneAtATime = !!d.pattern && ONE_AT_A_TIME.has(d.pattern);
   const at = oneAtATime ? start.time : d.completed?.time ?? lastTime(d) ?? start.time;

@@ -28,6 +28,21 @@ testCheck('retry-attempt-gap', {
         },
       ],
     },
+    {
+      // The same chain with the original's lines lost (its start and verification_failed): the
+      // chain starts at retry 2, so 3 is in order, and the lost original still counts as an attempt.
+      fixture: 'trigger-chain-too-long-original-lost.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: [
+            'child of agent coder ran 3 attempts (52c3406b-1e8c-4042-a2d7-6a8e298e61ea (no event here) → d604e09a-081c-42c2-88b2-01a83c5f92d8 → 034a6ba7-6115-4cf1-a5ed-e29699e63406)',
+            'the gate allows 2 total attempts (--max-attempts)',
+          ],
+          evidenceLines: ['trigger-chain-too-long-original-lost.jsonl:5', 'trigger-chain-too-long-original-lost.jsonl:7'],
+        },
+      ],
+    },
   ],
   valid: [
     'trap-one-retry.jsonl',
@@ -37,6 +52,8 @@ testCheck('retry-attempt-gap', {
     'trap-retry-without-attempt.jsonl',
     // A gate configured for 3 attempts.
     { fixture: 'trigger-chain-too-long.jsonl', options: { maxAttempts: 3 } },
+    // Attempts 2 and 3 after a lost original are in order.
+    { fixture: 'trigger-chain-too-long-original-lost.jsonl', options: { maxAttempts: 3 } },
     'retry-unlinked/trap-gen-a-order',
     'retry-unlinked/trap-gen-b-order',
   ],

@@ -52,6 +52,8 @@ testCheck('retry-attempt-gap', {
     'trap-retry-without-attempt.jsonl',
     // A gate configured for 3 attempts.
     { fixture: 'trigger-chain-too-long.jsonl', options: { maxAttempts: 3 } },
+    // Only delegation_retry lines, no sub-run event: the tracker was unbound, retry checks are skipped (a Limits line).
+    'trap-no-sub-run-events.jsonl',
     // Attempts 2 and 3 after a lost original are in order.
     { fixture: 'trigger-chain-too-long-original-lost.jsonl', options: { maxAttempts: 3 } },
     'retry-unlinked/trap-gen-a-order',

@@ -1,5 +1,5 @@
 import type { Delegation, SubRun } from '../../model/delegation.js';
-import { loc } from '../../model/evidence.js';
+import { hasSubRunEvents, loc } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 import { LISTED_MAX, shortList } from '../short-list.js';
 
@@ -37,6 +37,8 @@ export const retryAttemptGap: Check = {
   },
   run({ delegation: d, options }) {
     const out: Report[] = [];
+    // No sub-run event: the tracker was unbound, and retry checks are skipped (CHECKS.md resolved detail 1; a Limits line says so).
+    if (!hasSubRunEvents(d)) return out;
     for (const child of d.children) {
       if (child.attempts.length < 2) continue;
       // A chain whose original left no line starts at a retry: its number anchors the ones after it.

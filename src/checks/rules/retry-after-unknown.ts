@@ -102,9 +102,12 @@ export function latestUnknownBefore(newestFirst: readonly Unknown[], run: SubRun
 
 function unknownsOf(delegations: readonly Delegation[]): Unknown[] {
   const out: Unknown[] = [];
-  for (const o of delegations) for (const run of o.runs.values()) {
-    const u = unknownOutcome(o, run);
-    if (u) out.push(u);
+  for (const o of delegations) {
+    const retried = retriedRuns(o);
+    for (const run of o.runs.values()) {
+      const u = unknownOutcome(o, run, retried);
+      if (u) out.push(u);
+    }
   }
   return out;
 }
@@ -113,7 +116,7 @@ function unknownsOf(delegations: readonly Delegation[]): Unknown[] {
 const unknownsByParentRun = memoPerScan((all) => new Map([...delegationsByParentRun(all)].map(([parent, ds]) => [parent, unknownsOf(ds)] as const)));
 
 /** A final timeout failure, or a run that started and never settled (CHECKS.md resolved detail 7). */
-function unknownOutcome(d: Delegation, run: SubRun): Unknown | null {
+function unknownOutcome(d: Delegation, run: SubRun, retried: ReadonlySet<string>): Unknown | null {
   const done = terminalCompletions(run);
   const c = done[done.length - 1];
   if (c) {
@@ -124,11 +127,18 @@ function unknownOutcome(d: Delegation, run: SubRun): Unknown | null {
   if (!start?.time) return null;
   // A verification retry of it (delegation_retry, or a retry_of naming it) says the gate had its
   // output and rejected it: its outcome is known, the missing verification_failed line is retry-unlinked's.
-  if (d.retries.some((r) => r.originalRunId === run.runId) || [...d.runs.values()].some((o) => o.retryOf === run.runId && o.agentId === run.agentId)) return null;
+  if (retried.has(run.runId)) return null;
   // A stage is given up on when the next one starts; parallel children only at the join (or the last sign of life).
   const oneAtATime = !!d.pattern && ONE_AT_A_TIME.has(d.pattern);
   const at = oneAtATime ? start.time : d.completed?.time ?? lastTime(d) ?? start.time;
   return { run, delegation: d, at, atEvent: oneAtATime ? start : null, evidence: loc(start), why: 'it started and never settled' };
+}
+
+/** Runs a verification retry names as its original: by a delegation_retry, or by a retry_of of the same agent. */
+function retriedRuns(d: Delegation): Set<string> {
+  const ids = new Set(d.retries.flatMap((r) => (r.originalRunId ? [r.originalRunId] : [])));
+  for (const o of d.runs.values()) if (o.retryOf && d.runs.get(o.retryOf)?.agentId === o.agentId) ids.add(o.retryOf);
+  return ids;
 }
 
 function lastTime(d: Delegation): Instant | null {

@@ -80,6 +80,13 @@ export function lastMarker(run: SubRun, action: string) {
   return ms.length ? ms[ms.length - 1] : null;
 }
 
+/** The run's last pause marker, unless a resume marker for it came later (it was running again). */
+export function pauseNotResumed(run: SubRun) {
+  const pause = lastMarker(run, 'pause');
+  const resume = lastMarker(run, 'resume');
+  return pause && resume && happenedAfter(resume, pause) ? null : pause;
+}
+
 /** The run's last pause marker, unless a completion other than `paused` came after it (the run resumed and settled). */
 export function pauseThatHeld(run: SubRun) {
   const pause = lastMarker(run, 'pause');
@@ -232,7 +239,7 @@ function lineAfter(st: FileStats, e: JournalEvent): { time: Instant; line: numbe
 
 /** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */
 export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
-  const pause = lastMarker(run, 'pause');
+  const pause = pauseNotResumed(run); // paused, then resumed: the pause does not explain the missing completion
   const pausedCompletion = run.completions.find((c) => isPausedStatus(c.status));
   if (pause) return { cause: 'paused', detail: 'a pause marker names it', evidence: [loc(pause)] };
   if (pausedCompletion) return { cause: 'paused', detail: `a Gen A completion says ${pausedCompletion.status}, which is not terminal`, evidence: [loc(pausedCompletion)] };

@@ -30,6 +30,24 @@ const short = (s: string | null, n = 12) => (s === null ? '?' : s.length > n ? `
 /** A reused id's `#2` suffix must survive the shortening, or its two rows would look the same. */
 const shortKey = (d: DelegationReport, cut: number) => `${short(d.id, cut)}${d.key.slice(d.id.length)}`;
 
+/** The agents cell: names up to `width` columns, then how many more (`list -f json` has them all). */
+export function agentsCell(agents: readonly string[], width = 40): string {
+  if (agents.length === 0) return '';
+  let cell = '';
+  for (let i = 0; i < agents.length; i++) {
+    const next = `${cell}${i ? ',' : ''}${agents[i]}`;
+    const rest = agents.length - i - 1;
+    // The last name needs no room for the count; any other keeps room for `… +N`.
+    if (next.length <= (rest ? width - ` … +${rest}`.length : width)) {
+      cell = next;
+      continue;
+    }
+    if (i === 0) return `${short(agents[0], width - 2 - (rest ? ` +${rest}`.length : 0))}${rest ? ` +${rest}` : ''}`;
+    return `${cell} … +${agents.length - i}`;
+  }
+  return cell;
+}
+
 /** `list`: recent delegations newest first, or with --events the skill's event listing. */
 export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
   const limit = decimalInteger(flags.limit ?? '20');
@@ -87,7 +105,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       safe(shortKey(d, cuts.get(d.id)!)),
       safe(d.pattern ?? '?'),
       safe(short(d.parentRunId)),
-      safe(d.agents.join(',')),
+      safe(agentsCell(d.agents)),
       `${d.status.succeeded ?? '?'}/${d.status.failed ?? '?'}`,
       safe(d.status.aggregated ?? (d.completedTs !== null ? '?' : 'open')),
       `${n.error}/${n.warning}/${n.info}`,

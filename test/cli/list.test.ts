@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runBin, runMain } from '../helpers/cli.js';
 import { ev, journal } from '../helpers/journal.js';
 import { allDemoLines, demoStarts, meta, tsNanos } from '../helpers/demo-tree.js';
+import { agentsCell } from '../../src/cli/list-command.js';
 
 const HEAD = ['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'];
 
@@ -250,5 +251,38 @@ describe('list times', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('list: the agents cell', () => {
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `agent-${String(i + 1).padStart(2, '0')}-reviewer`);
+
+  it('keeps a short list whole', () => {
+    expect(agentsCell(['coder', 'reviewer', 'tester×3'])).toBe('coder,reviewer,tester×3');
+    expect(agentsCell([])).toBe('');
+  });
+
+  it('cuts a long list to 40 columns and says how many more (a 12-agent fan-out made 311-column rows)', () => {
+    const cell = agentsCell(names(12));
+    expect(cell).toBe('agent-01-reviewer … +11');
+    expect(agentsCell(names(2))).toBe('agent-01-reviewer,agent-02-reviewer');
+    expect(cell.length).toBeLessThanOrEqual(40);
+    expect(agentsCell(names(100_000))).toBe('agent-01-reviewer … +99999');
+  });
+
+  it('cuts one very long name', () => {
+    const cell = agentsCell(['x'.repeat(100), 'b']);
+    expect(cell).toBe(`${'x'.repeat(35)}… +1`);
+    expect(agentsCell(['y'.repeat(100)])).toBe(`${'y'.repeat(38)}…`);
+  });
+
+  it('in the table, with the whole list in list -f json', async () => {
+    const d = 'd-wide';
+    const input = journal(ev.started('2026-01-01T00:00:00Z', { delegation_id: d, parent_run_id: 'p', pattern: 'fan_out', agent_ids: names(12) }));
+    const text = await runMain(['list', '--stdin', '--now', '2026-01-01T00:00:30Z'], { input });
+    expect(text.stdout).toContain('agent-01-reviewer … +11');
+    expect(Math.max(...text.stdout.split('\n').map((l) => l.length))).toBeLessThan(160);
+    const json = await runMain(['list', '--stdin', '--format', 'json', '--now', '2026-01-01T00:00:30Z'], { input });
+    expect(JSON.parse(json.stdout).delegations[0].agents).toEqual(names(12));
   });
 });

@@ -77,6 +77,25 @@ function refuseOutputOntoJournal(outputs: readonly [string, string][], journals:
   }
 }
 
+/**
+ * `-o json=/dev/stdout` (or /dev/fd/1) when standard output is a file or a pipe: two documents
+ * would mix there, or, into a file, the second overwrite the first's start. Refused as `-o json=-`
+ * is. A terminal or /dev/null (character devices) is left alone: nothing there is replaced.
+ */
+function refuseOutputOntoStdout(outputs: readonly [string, string][], io: CliIO): void {
+  if (!outputs.length) return;
+  let stdout: string | null = null;
+  try {
+    const st = fstatSync((io.stdout as { fd?: number }).fd ?? Number.NaN);
+    if (st.isFile() || st.isFIFO() || st.isSocket()) stdout = statIdentity(st);
+  } catch {
+    return; // no descriptor to compare (an in-process stream)
+  }
+  for (const [name, file] of outputs) {
+    if (stdout !== null && pathIdentity(file) === stdout) throw new UsageError(`--output ${name}=${file} is standard output, which has the --format report (use --format ${name} for ${name} on standard output)`);
+  }
+}
+
 /** `- -o json=in.jsonl < in.jsonl`: the journal on standard input is the output file. */
 function refuseOutputOntoStdin(outputs: readonly [string, string][], io: CliIO): void {
   if (!outputs.length) return;
@@ -112,6 +131,7 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   const registry = streamed ? null : await loadRegistry();
   if (registry && !registry.formatterFor(flags.format)) throw new UsageError(`unknown format ${flags.format} (choose from ${registry.FORMAT_NAMES().join(', ')})`);
   const outputs = registry ? parseOutputs(flags.output, registry) : [];
+  refuseOutputOntoStdout(outputs, io);
   const { options, failOn } = resolveSettings(flags, io);
   const fromStdin = flags.stdin || target === '-';
   if (fromStdin && !io.stdin) throw new UsageError('standard input is not available');

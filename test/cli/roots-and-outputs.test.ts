@@ -68,6 +68,24 @@ describe('--output', () => {
     expect(r.stderr).toBe('trace-delegation: --output writes a file; standard output has the --format report (use --format json for json on standard output)\n');
   });
 
+  it('refuses standard output by another name when it is a file or a pipe; /dev/null stays allowed', () => {
+    const sentence = 'trace-delegation: --output json=/dev/stdout is standard output, which has the --format report (use --format json for json on standard output)\n';
+    // Into a file: the JSON would have been written over by the text report.
+    const file = path.join(home, 'stdout.txt');
+    const fd = openSync(file, 'w');
+    const toFile = spawnSync(process.execPath, [BIN, '--demo', '--all', '-o', 'json=/dev/stdout'], { stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
+    closeSync(fd);
+    expect([toFile.status, toFile.stderr, readFileSync(file, 'utf8')]).toEqual([2, sentence, '']);
+    // Into a pipe: two documents would mix.
+    const toPipe = spawnSync(process.execPath, [BIN, '--demo', '--all', '-o', 'json=/dev/fd/1'], { encoding: 'utf8' });
+    expect([toPipe.status, toPipe.stdout, toPipe.stderr]).toEqual([2, '', sentence.replace('/dev/stdout', '/dev/fd/1')]);
+    // Both to /dev/null: nothing is replaced there.
+    const devNull = openSync('/dev/null', 'w');
+    const quiet = spawnSync(process.execPath, [BIN, '--demo', '--all', '-o', 'json=/dev/null'], { stdio: ['ignore', devNull, 'pipe'], encoding: 'utf8' });
+    closeSync(devNull);
+    expect([quiet.status, quiet.stderr]).toEqual([1, '']);
+  });
+
   it('refuses to write onto a journal the run reads, by name or through a link, and leaves it intact', async () => {
     const tree = path.join(home, 'clobber');
     cpSync(path.join(FIXTURES, 'sessions'), tree, { recursive: true });

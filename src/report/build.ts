@@ -136,6 +136,8 @@ function noSubRunEventsLimit(d: Delegation): string {
   const skipped = 'start, completion, totals and retry checks were skipped.';
   if (d.completed?.totalSubRuns === 0)
     return `No sub-run event was journaled for this delegation, and its completion counts none (total_sub_runs 0: no agent was started, as when none was named or the delegation failed before starting one); ${skipped}`;
+  // Open: delegation-incomplete names the likelier cause (still running, cut short); the tracker is only one of them.
+  if (!d.completed) return `No sub-run event was journaled for this delegation, which has no delegation_completed either (its sub-runs may not have been written yet, or the journal was cut short; else the engine's tracker was not bound to a session); ${skipped}`;
   return `No sub-run event was journaled for this delegation (the engine's tracker was not bound to a session); ${skipped}`;
 }
 

@@ -177,6 +177,15 @@ describe('missing-start look-alikes', () => {
     );
   });
 
+  it('an open delegation with no sub-run event: the Limits line names the open join before the tracker', async () => {
+    const report = await analyzeFixture('delegation-incomplete', 'trigger-engine-error.jsonl');
+    const limits = report.delegations[0].limits;
+    expect(report.delegations[0].findings.map((f) => f.id)).toContain('delegation-incomplete');
+    expect(limits).toContain(
+      "No sub-run event was journaled for this delegation, which has no delegation_completed either (its sub-runs may not have been written yet, or the journal was cut short; else the engine's tracker was not bound to a session); start, completion, totals and retry checks were skipped.",
+    );
+  });
+
   it('leaves the delegation without a completion to delegation-incomplete', async () => {
     const report = await analyzeFixture('missing-start', 'trap-no-completion.jsonl');
     expect(report.delegations[0].findings.map((f) => f.id)).toEqual(['delegation-incomplete']);

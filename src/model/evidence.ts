@@ -228,7 +228,12 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
     const own = last.filter((l) => !isTrackerJournal(l.file));
     return { cause: 'crashed', detail: `its session's files end with its events; ${sharedGoesOn}, which every session writes, goes on with other delegations`, evidence: own };
   }
-  return { cause: 'crashed', detail: 'its events are the last lines of their files', evidence: last };
+  // A line cut short after them is the write the crash interrupted: they are the last whole lines.
+  const cutAfter = last.some(({ file }) => {
+    const st = files.get(file);
+    return !!st && st.lastLine > st.lastWholeLine;
+  });
+  return { cause: 'crashed', detail: cutAfter ? 'its events are the last whole lines of their files; a line cut short follows, the write the crash interrupted' : 'its events are the last lines of their files', evidence: last };
 }
 
 /** The journal's newest whole line when it is stamped after `e` (another file than e's cannot be ordered by position), or null. */

@@ -109,7 +109,7 @@ testCheck('missing-completion', {
       findings: [
         {
           severity: 'warning',
-          messageIncludes: ['sub-run 482be097-9525-4a49-a8f7-3d12fa63ab78 (agent planner)', 'crashed (its events are the last lines of their files)'],
+          messageIncludes: ['sub-run 482be097-9525-4a49-a8f7-3d12fa63ab78 (agent planner)', 'crashed (its events are the last whole lines of their files; a line cut short follows, the write the crash interrupted)'],
           evidenceLines: ['trigger-crashed-partial-line.jsonl:7'],
         },
       ],

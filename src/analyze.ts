@@ -675,7 +675,13 @@ function unknownTargetHint(target: string | undefined, owner: Delegation | undef
   if (owner) return `; ${target} is a sub-run of delegation ${owner.key}: name that delegation instead`;
   // An unquoted --sessions glob, expanded by the shell: its second path became the target.
   if (target !== undefined && target.includes('/') && existsSync(target)) return `; ${target} is a path: quote a --sessions glob (--sessions '…/*/sessions') or give --sessions once per path`;
-  return commandHint(target);
+  return commandHint(target) || caseHint(target);
+}
+
+/** An upper-case paste of a UUID-like id (`2E6B8F47`): the engine writes ids in lower case, and matching is exact. */
+function caseHint(target: string | undefined): string {
+  if (target === undefined || !/^[0-9a-f-]+$/i.test(target) || target === target.toLowerCase()) return '';
+  return `; ids match exactly and the engine writes them in lower case: try ${target.toLowerCase()}`;
 }
 
 function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation, reread: string | null = null): TargetError {

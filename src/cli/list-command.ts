@@ -111,7 +111,7 @@ export async function runList(flags: ListFlags, io: CliIO): Promise<number> {
       `${n.error}/${n.warning}/${n.info}`,
     ];
   });
-  const table = renderTable(['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'], cells);
+  const table = renderTable(['started (UTC)', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'], cells);
   io.stdout.write(`${table}\n${footer}\n${limitLines(limits, true)}`);
   // As for a report: exit 1 when a delegation shown has a finding at or above --fail-on.
   return exitCodeForFindings(newestFirst.slice(0, limit), failOn);

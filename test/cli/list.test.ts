@@ -8,7 +8,7 @@ import { ev, journal } from '../helpers/journal.js';
 import { allDemoLines, demoStarts, meta, tsNanos } from '../helpers/demo-tree.js';
 import { agentsCell } from '../../src/cli/list-command.js';
 
-const HEAD = ['started', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'];
+const HEAD = ['started (UTC)', 'id', 'pattern', 'parent run', 'agents', 'ok/failed', 'status', 'findings E/W/I'];
 
 /** The data rows of a cli-table3 table: cells of every `│ … │` line after the header. */
 function tableRows(stdout: string): string[][] {

@@ -91,7 +91,8 @@ function describeAtJoin(c: Child, join: DelegationCompletedEvent): string {
   if (atJoin) return `${who} ${atJoin.status}${atJoin.error ? ` with error ${JSON.stringify(clip(atJoin.error))}` : ''}`;
   const done = terminalCompletions(run);
   if (done.length) return `${who} was still running (it completed after the join, status ${done[done.length - 1].status})`;
-  return run.starts.length ? `${who} was still running (it never completed)` : `${who} never started`;
+  // No completion at all: still running at the join, or its completion line was lost (writes are best-effort).
+  return run.starts.length ? `${who} has no completion (it was still running at the join, or its completion line was lost)` : `${who} never started`;
 }
 
 /** The line that shows the child's state: its last completion, else its start. */

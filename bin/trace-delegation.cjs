@@ -28,12 +28,16 @@ if (process.argv.includes('--follow')) {
   process.once('SIGTERM', early);
 }
 
+// How long a follower stopped by a signal waits for its output to drain (follow.ts keeps its signal handlers as long).
+const STOP_DRAIN_MS = 1000;
+
 const bundle = path.join(__dirname, '..', 'dist', 'bundle');
 const loaded = existsSync(path.join(bundle, 'main.cjs')) ? require('./load-bundle.cjs').loadBundle(bundle) : null;
 const entry = loaded ? Promise.resolve(loaded.exports) : import('../dist/cli/main.js');
 // stdin on first use only: creating process.stdin loads fs streams, fs/promises and readline (≈ 4 ms
 // of every command), and only --stdin reads it.
-const io = { argv: process.argv.slice(2), stdout: process.stdout, stderr: process.stderr, env: process.env, get stdin() { return process.stdin; }, exitCodeKnown: (code) => { process.exitCode = code; } };
+let stoppedBySignal = false;
+const io = { argv: process.argv.slice(2), stdout: process.stdout, stderr: process.stderr, env: process.env, get stdin() { return process.stdin; }, exitCodeKnown: (code) => { process.exitCode = code; }, stoppedBySignal: () => { stoppedBySignal = true; } };
 const run = entry.then(({ main }) => main(io));
 (loaded ? loaded.done(run) : run).then((code) => {
   process.exitCode = code;
@@ -42,5 +46,9 @@ const run = entry.then(({ main }) => main(io));
   // some systems, so whatever is still queued is flushed first; setImmediate lets a write error
   // that is still to be reported (a full disk) reach its handler above.
   const queued = [process.stdout, process.stderr].filter((s) => s.writableLength > 0);
-  Promise.all(queued.map((s) => new Promise((flushed) => s.write('', flushed)))).then(() => setImmediate(() => process.exit(code)));
+  const flushed = Promise.all(queued.map((s) => new Promise((done) => s.write('', done))));
+  // A follower stopped by Ctrl-C or SIGTERM exits 0 within a second even when its reader stopped
+  // reading (a full pipe): what the reader never took is dropped, as a stop asks.
+  const waited = stoppedBySignal ? Promise.race([flushed, new Promise((done) => setTimeout(done, STOP_DRAIN_MS))]) : flushed;
+  waited.then(() => setImmediate(() => process.exit(code)));
 });

@@ -110,6 +110,7 @@ export async function runFollow(target: string | undefined, io: CliIO, settings:
       process.kill(process.pid, signal);
       return;
     }
+    io.stoppedBySignal?.();
     stop();
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

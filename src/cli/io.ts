@@ -11,6 +11,8 @@ export interface CliIO {
   cwd?: string;
   /** Told the exit code when it is known before the output is written: a reader that stops early (`| head`) must not turn it into 0. */
   exitCodeKnown?: (code: number) => void;
+  /** Told that --follow was stopped by Ctrl-C or SIGTERM: the binary then waits only a moment for a reader that stopped reading. */
+  stoppedBySignal?: () => void;
 }
 
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;

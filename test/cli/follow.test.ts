@@ -961,7 +961,8 @@ describe('--follow', () => {
     }
   });
 
-  it('stops cleanly on Ctrl-C during a long replay: exit 0, no report cut short, no "following" notice', async () => {
+  /** 20 journals of 250 completed delegations each, a day old: 5,000 reports to replay. */
+  function longReplayTree(): string {
     const dir = tree();
     const t0 = Date.now() - 86_400_000;
     for (let f = 0; f < 20; f++) {
@@ -973,6 +974,11 @@ describe('--follow', () => {
       }
       writeFileSync(path.join(dir, `s-${f}.jsonl`), journal(...lines));
     }
+    return dir;
+  }
+
+  it('stops cleanly on Ctrl-C during a long replay: exit 0, no report cut short, no "following" notice', async () => {
+    const dir = longReplayTree();
     const f = follow(dir, ['--format', 'ndjson']);
     await f.waitFor(/"id":"d-0-0"/); // replaying: 5,000 reports to go
     f.child.kill('SIGINT');
@@ -986,17 +992,7 @@ describe('--follow', () => {
   });
 
   it('reads what was written during the replay, to a journal it had read or a new one, once it follows: no watch event told of it', async () => {
-    const dir = tree();
-    const t0 = Date.now() - 86_400_000;
-    for (let f = 0; f < 20; f++) {
-      const lines: string[] = [];
-      for (let k = 0; k < 250; k++) {
-        const id = `d-${f}-${k}`;
-        const t = t0 + (f * 250 + k) * 60_000;
-        lines.push(started(id, iso(t)), subStarted(id, iso(t + 10)), subDone(id, iso(t + 20)), completed(id, iso(t + 30)));
-      }
-      writeFileSync(path.join(dir, `s-${f}.jsonl`), journal(...lines));
-    }
+    const dir = longReplayTree();
     // Polls a minute apart: only a look when following starts can find these in time.
     const f = follow(dir, ['--format', 'ndjson'], { TRACE_DELEGATION_POLL_MS: '60000' });
     await f.waitFor(/"id":"d-0-0"/); // every journal read, 5,000 reports being printed: not watched yet

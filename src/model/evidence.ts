@@ -279,19 +279,9 @@ export function journaledChildren(d: Delegation) {
   return inJournalOrder(d, d.children.filter((c) => c.attempts[0].starts.length > 0 || c.attempts[0].completions.length > 0));
 }
 
-/** Each event's index in `events`, built once per list (checks ask for it several times per delegation); rebuilt if the list grew. */
-const positions = new WeakMap<readonly JournalEvent[], { length: number; at: Map<JournalEvent, number> }>();
-export function eventPositions(events: readonly JournalEvent[]): ReadonlyMap<JournalEvent, number> {
-  const known = positions.get(events);
-  if (known && known.length === events.length) return known.at;
-  const at = new Map(events.map((e, i) => [e, i] as const));
-  positions.set(events, { length: events.length, at });
-  return at;
-}
-
 /** `children` in the order of their original run's first start, or first completion when its start line is missing. */
 export function inJournalOrder(d: Delegation, children: readonly Child[]): Child[] {
-  const order = eventPositions(d.events);
+  const order = new Map(d.events.map((e, i) => [e, i] as const));
   const first = (c: Child) => order.get(c.attempts[0].starts[0] ?? c.attempts[0].completions[0]) ?? 0;
   return [...children].sort((a, b) => first(a) - first(b));
 }

@@ -248,7 +248,8 @@ function ofEarlierUseOfReusedId(list: readonly Delegation[], e: DelegationEvent,
   const first = list[0];
   if (!first.started) return false;
   if (opened && belongsToEarlierUse(first, e, isEarlierRun)) return true;
-  return !opened && opensEarlierUse(first, e) && e.type === 'delegation_sub_run_started' && list.every((d) => d.parentRunId !== e.parentRunId);
+  // Every sub-run it opened counts (a fan-out), not only the first, as for an id started once.
+  return opensEarlierUse(first, e) && e.type === 'delegation_sub_run_started' && list.every((d) => d.parentRunId !== e.parentRunId);
 }
 
 /** Whether e belongs to the earlier use: an event of one of its runs, or a join well before d's start. */

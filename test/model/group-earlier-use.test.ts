@@ -120,4 +120,21 @@ describe('an earlier use whose start was lost', () => {
     expect([...byKey(alone, 'd-x#2').runs.keys()]).toEqual(['r-old']);
     expect([...byKey(alone, 'd-x').runs.keys()]).toEqual(['r-1']);
   });
+  it('an id started twice keeps every sub-run of a fan-out earlier use together, not only the first', () => {
+    const old = {
+      'old.jsonl': [
+        ev.subStarted(`${OLD}0Z`, { delegation_id: 'd-x', sub_run_id: 'r-old1', parent_run_id: 'p-0', agent_id: 'coder' }),
+        ev.subStarted(`${OLD}1Z`, { delegation_id: 'd-x', sub_run_id: 'r-old2', parent_run_id: 'p-0', agent_id: 'tester' }),
+      ],
+    };
+    const open = [
+      ev.started('2026-03-01T10:00:00Z', { delegation_id: 'd-x', parent_run_id: 'p-1', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.subStarted('2026-03-01T10:00:01Z', { delegation_id: 'd-x', sub_run_id: 'r-1', parent_run_id: 'p-1', agent_id: 'coder' }),
+    ];
+    const ds = group({ ...old, 'new.jsonl': [...open, ...later] });
+    expect([...byKey(ds, 'd-x').runs.keys()]).toEqual(['r-1']);
+    expect([...byKey(ds, 'd-x#3').runs.keys()]).toEqual(['r-old1', 'r-old2']);
+    // As with the first start alone.
+    expect([...byKey(group({ ...old, 'new.jsonl': open }), 'd-x#2').runs.keys()]).toEqual(['r-old1', 'r-old2']);
+  });
 });

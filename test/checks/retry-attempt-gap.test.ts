@@ -43,6 +43,20 @@ testCheck('retry-attempt-gap', {
         },
       ],
     },
+    {
+      // Only the third attempt was journaled (its delegation_retry numbers it 3): the two lost before it count.
+      fixture: 'trigger-only-retry-earlier-attempts-lost.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: [
+            'child of agent coder ran 3 attempts (d604e09a-081c-42c2-88b2-01a83c5f92d8 and 1 before it (no event here) → 034a6ba7-6115-4cf1-a5ed-e29699e63406)',
+            'the gate allows 2 total attempts (--max-attempts)',
+          ],
+          evidenceLines: ['trigger-only-retry-earlier-attempts-lost.jsonl:5'],
+        },
+      ],
+    },
   ],
   valid: [
     'trap-one-retry.jsonl',
@@ -56,6 +70,7 @@ testCheck('retry-attempt-gap', {
     'trap-no-sub-run-events.jsonl',
     // Attempts 2 and 3 after a lost original are in order.
     { fixture: 'trigger-chain-too-long-original-lost.jsonl', options: { maxAttempts: 3 } },
+    { fixture: 'trigger-only-retry-earlier-attempts-lost.jsonl', options: { maxAttempts: 3 } },
     'retry-unlinked/trap-gen-a-order',
     'retry-unlinked/trap-gen-b-order',
   ],

@@ -40,9 +40,10 @@ export const retryAttemptGap: Check = {
     // No sub-run event: the tracker was unbound, and retry checks are skipped (CHECKS.md resolved detail 1; a Limits line says so).
     if (!hasSubRunEvents(d)) return out;
     for (const child of d.children) {
-      if (child.attempts.length < 2) continue;
-      // A chain whose original left no line starts at a retry: its number anchors the ones after it.
+      // A chain whose original left no line starts at a retry: its number anchors the ones after it,
+      // and the lost attempts count toward the total even when that retry is the only one journaled.
       const lead = unjournaledLead(d, child.attempts[0]);
+      if (lead + child.attempts.length < 2) continue;
       const firstChecked = lead + 2;
       const events = child.attempts.slice(1).map((r) => r.retryEvent);
       const numbers = events.map((e) => e?.attempt ?? null);

@@ -678,10 +678,10 @@ function unknownTargetHint(target: string | undefined, owner: Delegation | undef
   return commandHint(target) || caseHint(target);
 }
 
-/** An upper-case paste of a UUID-like id (`2E6B8F47`): the engine writes ids in lower case, and matching is exact. */
+/** An upper-case paste of a UUID-like id (`2E6B8F47`): the engine writes ids in lower case, and matching (whole id or prefix) is case-sensitive. */
 function caseHint(target: string | undefined): string {
   if (target === undefined || !/^[0-9a-f-]+$/i.test(target) || target === target.toLowerCase()) return '';
-  return `; ids match exactly and the engine writes them in lower case: try ${target.toLowerCase()}`;
+  return `; ids are case-sensitive and the engine writes them in lower case: try ${target.toLowerCase()}`;
 }
 
 function targetError(r: Exclude<ReturnType<typeof resolveTarget>, { ok: true }>, target: string | undefined, roots: string[], scan: ScanResult, owner?: Delegation, reread: string | null = null): TargetError {

@@ -91,10 +91,10 @@ describe('unknown targets', () => {
     expect(lost.stderr).toContain('did you mean the command list?');
   });
 
-  it('points an upper-case paste of an id at its lower-case spelling (ids match exactly)', async () => {
+  it('points an upper-case paste of an id at its lower-case spelling (ids are case-sensitive)', async () => {
     const r = await runMain(['--demo', '2E6B8F47']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^trace-delegation: no delegation, parent run or session matches 2E6B8F47 in \d+ journal files under .*; ids match exactly and the engine writes them in lower case: try 2e6b8f47\n$/);
+    expect(r.stderr).toMatch(/^trace-delegation: no delegation, parent run or session matches 2E6B8F47 in \d+ journal files under .*; ids are case-sensitive and the engine writes them in lower case: try 2e6b8f47\n$/);
     expect((await runMain(['--demo', '2e6b8f47'])).code).toBe(1); // the demo delegation, with its findings
     const word = await runMain(['--demo', 'Nothing-Here']); // not id-like: no such hint
     expect(word.stderr).not.toContain('lower case');

@@ -9,16 +9,20 @@ import { startInstant, type Child, type Delegation, type SubRun } from './delega
  */
 export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
   const byFile = [...events].sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line);
-  // Each event with its effective time as plain numbers: sorting on them is several times
-  // faster than a Map lookup per comparison (this sort runs on every event of a large scan).
-  const keyed = new Array<{ e: T; ms: number; subNs: number }>(byFile.length);
+  // Each event with its effective time and its file's place as plain numbers: sorting on them is
+  // several times faster than a Map lookup per comparison (this sort runs on every event of a large scan).
+  const keyed = new Array<{ e: T; ms: number; subNs: number; place: number }>(byFile.length);
   let prevFile = -1;
+  let prevName = '';
+  let place = 0;
   let prevMs = -8.64e15;
   let prevSubNs = 0;
   for (let i = 0; i < byFile.length; i++) {
     const e = byFile[i];
     if (e.fileIndex !== prevFile) {
+      place = journalPlace(e, prevFile, prevName);
       prevFile = e.fileIndex;
+      prevName = e.file;
       prevMs = -8.64e15;
       prevSubNs = 0;
     }
@@ -28,11 +32,10 @@ export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
     }
     // The scan placed an untimed event after the last timed one of its whole file (`after`),
     // which this set may not hold: the same place whichever events are grouped together.
-    if (!e.time && e.after !== undefined) keyed[i] = { e, ms: e.after ? e.after.ms : -8.64e15, subNs: e.after ? e.after.subNs : 0 };
-    else keyed[i] = { e, ms: prevMs, subNs: prevSubNs };
+    if (!e.time && e.after !== undefined) keyed[i] = { e, ms: e.after ? e.after.ms : -8.64e15, subNs: e.after ? e.after.subNs : 0, place };
+    else keyed[i] = { e, ms: prevMs, subNs: prevSubNs, place };
   }
-  const place = journalPlaces(byFile);
-  keyed.sort((a, b) => a.ms - b.ms || a.subNs - b.subNs || place(a.e) - place(b.e) || a.e.line - b.e.line);
+  keyed.sort((a, b) => a.ms - b.ms || a.subNs - b.subNs || a.place - b.place || a.e.line - b.e.line);
   return keyed.map((k) => k.e);
 }
 
@@ -41,11 +44,10 @@ export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
  * listed right after its `<sid>.jsonl` comes before it, as the archive is the journal's earlier part
  * (archived, then written on). Otherwise splitting a journal into the pair could move an archived
  * line after a live one written later at the same instant, and change how a reused id is folded.
+ * `prevIndex`, `prevName`: the file with events listed before e's.
  */
-function journalPlaces(byFile: readonly JournalEvent[]): (e: JournalEvent) => number {
-  const fileAt = new Map<number, string>();
-  for (const e of byFile) fileAt.set(e.fileIndex, e.file);
-  return (e) => (e.file.endsWith('.gz') && fileAt.get(e.fileIndex - 1) === e.file.slice(0, -3) ? 2 * e.fileIndex - 2 : 2 * e.fileIndex + 1);
+function journalPlace(e: JournalEvent, prevIndex: number, prevName: string): number {
+  return prevIndex === e.fileIndex - 1 && e.file.endsWith('.gz') && prevName === e.file.slice(0, -3) ? 2 * e.fileIndex - 2 : 2 * e.fileIndex + 1;
 }
 
 function newDelegation(id: string, key: string, started: DelegationStartedEvent | null): Delegation {

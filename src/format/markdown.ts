@@ -2,7 +2,7 @@ import { SEVERITY_RANK, type Finding, type Severity } from '../checks/types.js';
 import type { DelegationReport, TraceReport } from '../report/types.js';
 import { delegationGantt } from './gantt.js';
 import { safeTerminalText } from './terminal.js';
-import { type FormatContext, type Formatter, headingName } from './types.js';
+import { type FormatContext, type Formatter, headingName, severityCount } from './types.js';
 import { shownLocations } from './locations.js';
 
 /**
@@ -45,7 +45,7 @@ function resultLine(report: TraceReport, ctx: FormatContext): string {
 function findingsCell(findings: Finding[]): string {
   if (!findings.length) return 'none';
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
-  return (['error', 'warning', 'info'] as const).filter((s) => count(s) > 0).map((s) => `${ICON[s]} ${s === 'info' ? `${count(s)} info` : plural(count(s), s)}`).join(', ');
+  return (['error', 'warning', 'info'] as const).filter((s) => count(s) > 0).map((s) => `${ICON[s]} ${severityCount(count(s), s)}`).join(', ');
 }
 
 function subRunsCell(d: DelegationReport): string {

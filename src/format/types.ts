@@ -22,3 +22,6 @@ export const joinedPieces =
 
 /** The heading name of a delegation: its id, and for a reused id's later use the key that targets it (`id#2`). */
 export const headingName = (d: Pick<DelegationReport, 'id' | 'key'>): string => (d.key === d.id ? d.id : `${d.id} (key ${d.key})`);
+
+/** A count of findings of one severity, `1 error`, `3 warnings`, `2 info` (info has no plural). */
+export const severityCount = (n: number, s: Severity): string => `${n} ${s}${n === 1 || s === 'info' ? '' : 's'}`;

@@ -1,7 +1,7 @@
 // The HTML around the timeline: header facts, findings, limits, the event list, the overview table.
 import type { Finding } from '../../checks/types.js';
 import type { DelegationReport, TraceReport } from '../../report/types.js';
-import { headingName } from '../types.js';
+import { headingName, severityCount } from '../types.js';
 import { capText, clip, esc } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration } from './scale.js';
@@ -24,7 +24,7 @@ export function statusPill(d: DelegationReport): string {
 function severityCounts(findings: Finding[]): string {
   const n = { error: 0, warning: 0, info: 0 };
   for (const f of findings) n[f.severity]++;
-  const parts = (['error', 'warning', 'info'] as const).filter((s) => n[s] > 0).map((s) => `<span class="count sev-${s}">${n[s]} ${s}${n[s] === 1 || s === 'info' ? '' : 's'}</span>`);
+  const parts = (['error', 'warning', 'info'] as const).filter((s) => n[s] > 0).map((s) => `<span class="count sev-${s}">${severityCount(n[s], s)}</span>`);
   return parts.length ? parts.join(' ') : '<span class="count ok">none</span>';
 }
 
@@ -131,7 +131,7 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const counts = { error: 0, warning: 0, info: 0 };
     for (const f of d.findings) counts[f.severity]++;
     // A letter with each count (E, W, I) and the words in a title: colour is not the only carrier.
-    const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}" title="${counts[s]} ${s}${counts[s] === 1 || s === 'info' ? '' : 's'}">${counts[s]}${s[0].toUpperCase()}</span>` : '')).join(' ') || '<span class="muted">–</span>';
+    const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}" title="${severityCount(counts[s], s)}">${counts[s]}${s[0].toUpperCase()}</span>` : '')).join(' ') || '<span class="muted">–</span>';
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
     const durMs = d.startedMs !== null && d.completedMs !== null ? d.completedMs - d.startedMs : null;
     const dur = durMs !== null ? esc(duration(durMs)) : '<span class="muted">–</span>';

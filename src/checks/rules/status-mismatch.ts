@@ -34,7 +34,7 @@ export const statusMismatch: Check = {
         if (f === 0 || s === 0) out.push({ message: `aggregated_status partial needs successes and failures, but succeeded=${s} failed=${f}`, evidence: ev });
         break;
       case 'unfinished': {
-        // A pause that a resume and a later completion undid is no paused child at the join.
+        // A pause that a later settling completion undid (resumed, then settled; no resume marker needed) is no paused child at the join.
         const paused = [...d.runs.values()].some((r) => pauseThatHeld(r) !== null || isPausedStatus(r.completions.at(-1)?.status ?? null) || (r.starts.length > 0 && !settledAtJoin(r, c))); // still running at the join = waiting
         if (!paused && hasSubRunEvents(d)) out.push({ severity: 'warning', message: 'aggregated_status unfinished but no paused or waiting child is in evidence (every started sub-run completed)', evidence: ev });
         break;

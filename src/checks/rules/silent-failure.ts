@@ -14,8 +14,9 @@ const FAILURE_WORDING =
 // Not a heading ("ERROR HANDLING: …") nor a count of none ("FAILED tests: 0").
 const SHOUTED_FAILURE = /^\s*(?:FAILED|FAILURE|ERROR)\b(?!\s+[A-Z]{2,}\b)(?!\s+\w+\s*:\s*0\b)/;
 
-// A test summary's count of none, in any case ("Failed: 0, Passed: 212", "Errors: 0"): not "0.5s", "0 of 3", "0/3".
-const COUNT_OF_NONE = /^\s*(?:errors?|failures?|failed)(?:\s+\w+)?\s*:\s*0\b(?![.,]\d|\s*(?:\/|of\b))/i;
+// A test summary's count of none, in any case ("Failed: 0, Passed: 212", "Errors: 0 (3 warnings)"): the zero
+// ends the count (end, line break, `,` `;` `(` `|`). Not "0.5s", "0 of 3", "0/3", nor "Error: 0 bytes written".
+const COUNT_OF_NONE = /^\s*(?:errors?|failures?|failed)(?:\s+\w+)?\s*:\s*0(?=[ \t]*(?:$|[\r\n,;(|]))/i;
 
 /** Whether an output's opening reads as failure or partial work (the info heuristic). */
 export const readsAsFailure = (preview: string): boolean => !COUNT_OF_NONE.test(preview) && (FAILURE_WORDING.test(preview) || SHOUTED_FAILURE.test(preview));

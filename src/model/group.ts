@@ -319,7 +319,7 @@ function earlierUse(d: Delegation, e: DelegationEvent, join?: DelegationComplete
   const use = newDelegation(d.id, key, null);
   const why = join
     ? `a delegation_completed of ${d.id} is journaled before its only delegation_started (${join.file}:${join.line}) and another after it`
-    : `a sub-run of ${d.id} started under another parent run more than a minute before its delegation_started (${e.file}:${e.line})`;
+    : `a sub-run of ${d.id} started under another parent run more than a minute before its first delegation_started (${e.file}:${e.line})`;
   const note = `delegation id reused: ${why}: an earlier use whose delegation_started was not journaled; its events are shown as ${use.key}, not attached to the later start.`;
   use.notes.push(note);
   d.notes.push(note);

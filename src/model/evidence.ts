@@ -302,13 +302,18 @@ export const startedPerAgent = (d: Delegation): Map<string, number> => perAgent(
 /** How many children of each agent the journal shows ran (journaledChildren). */
 export const journaledPerAgent = (d: Delegation): Map<string, number> => perAgent(journaledChildren(d));
 
-/** Whether every child the pattern starts (per agent, ×N counted) has a journaled start; false when that is unknowable. */
-export function everyExpectedChildStarted(d: Delegation, expected: ReadonlyMap<string, number> | null): boolean {
+/** Whether `counted` (runs per agent) covers every child the pattern starts (per agent, ×N counted); false when that is unknowable. */
+function coversExpected(counted: ReadonlyMap<string, number>, expected: ReadonlyMap<string, number> | null): boolean {
   if (!expected) return false;
-  const started = startedPerAgent(d);
-  for (const [agent, n] of expected) if ((started.get(agent) ?? 0) < n) return false;
+  for (const [agent, n] of expected) if ((counted.get(agent) ?? 0) < n) return false;
   return true;
 }
+
+/** Whether every child the pattern starts has a journaled start. */
+export const everyExpectedChildStarted = (d: Delegation, expected: ReadonlyMap<string, number> | null): boolean => coversExpected(startedPerAgent(d), expected);
+
+/** Whether every child the pattern starts has a journaled start or, its start line lost, a completion. */
+export const everyExpectedChildJournaled = (d: Delegation, expected: ReadonlyMap<string, number> | null): boolean => coversExpected(journaledPerAgent(d), expected);
 
 /** Whether any sub-run event (start or completion) was journaled for the delegation. */
 export function hasSubRunEvents(d: Delegation): boolean {

@@ -111,6 +111,11 @@ testCheck('delegation-incomplete', {
       findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', evidenceLines: ['trigger-engine-error-all-cancelled.jsonl:4', 'trigger-engine-error-all-cancelled.jsonl:15'], symptom: 'Cancellation leak' }],
     },
     {
+      // The same with one child's start line lost: its cancelled completion says it ran.
+      fixture: 'trigger-engine-error-all-cancelled-start-lost.jsonl',
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', symptom: 'Cancellation leak' }],
+    },
+    {
       // The same for a fork (agent scan×3: three children of one agent, all started, all cancelled).
       fixture: 'trigger-engine-error-fork-all-cancelled.jsonl',
       findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error', symptom: 'Cancellation leak' }],

@@ -1,5 +1,5 @@
 import { finalStatus } from '../../model/delegation.js';
-import { everyExpectedChildStarted, loc, openDelegationCause } from '../../model/evidence.js';
+import { everyExpectedChildJournaled, loc, openDelegationCause } from '../../model/evidence.js';
 import type { Check, Report } from '../types.js';
 
 export const delegationIncomplete: Check = {
@@ -18,7 +18,7 @@ export const delegationIncomplete: Check = {
       // delegation itself had passed validation, since delegation_started is written after it.
       'engine error': 'No child runs',
     },
-    symptomException: 'An engine error after every expected child started (per agent, a fork\'s ×N counted) and was cancelled → *Cancellation leak*.',
+    symptomException: 'An engine error after every expected child started (per agent, a fork\'s ×N counted; a child whose start line was lost counts by its completion) and was cancelled → *Cancellation leak*.',
     docs: {
       why: 'The engine writes delegation_completed only when pattern execution returns Ok. Without it the parent got an error, the process died, or the delegation is still in flight.',
       example: '{"type":"delegation_started",…}\n{"type":"delegation_sub_run_started",…}\n(end of file)',
@@ -33,7 +33,8 @@ export const delegationIncomplete: Check = {
     const evidence = [start, ...why.evidence.filter((l) => l.file !== start.file || l.line !== start.line)];
     // An engine error after every expected agent's child started and was cancelled is the
     // cancellation path's; with an agent that never started, it stays a child that never ran.
-    const allCancelled = d.children.length > 0 && everyExpectedChildStarted(d, expectation.agentCounts) && d.children.every((c) => c.final.starts.length > 0 && finalStatus(c.final) === 'cancelled');
+    // A child whose start line was lost ran too: its cancelled completion says so.
+    const allCancelled = d.children.length > 0 && everyExpectedChildJournaled(d, expectation.agentCounts) && d.children.every((c) => finalStatus(c.final) === 'cancelled');
     const symptom = why.cause === 'engine error' && allCancelled ? 'Cancellation leak' : delegationIncomplete.meta.symptomByCause?.[why.cause];
     return [{ message: `no delegation_completed: ${why.cause} (${why.detail})`, evidence, runs: [...d.runs.keys()], symptom } satisfies Report];
   },

@@ -198,9 +198,7 @@ function sameCompletions(d: Delegation): boolean {
 function subsetMayMislead(prepared: Pick<PreparedAnalysis, 'selected' | 'delegations'>): boolean {
   if (prepared.selected.some(mayHaveUnreadStart)) return true;
   // An earlier use split off a selected delegation's id (its start may be in a file not read) numbers that id's keys.
-  const split = new Set<string>();
-  for (const d of prepared.delegations) if (d.earlierUse) split.add(d.id);
-  if (split.size && prepared.selected.some((d) => split.has(d.id))) return true;
+  if (prepared.delegations.some((d) => d.earlierUse && prepared.selected.some((s) => s.id === d.id))) return true;
   let newest = Number.NEGATIVE_INFINITY;
   for (const d of prepared.selected) if (d.started?.time) newest = Math.max(newest, d.started.time.ms);
   return prepared.delegations.some((d) => !d.started && d.events.some((e) => e.time !== null && e.time.ms > newest + MTIME_MARGIN_MS));

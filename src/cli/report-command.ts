@@ -1,5 +1,5 @@
 // Not node:fs/promises: loading it (with readline, watchers and streams) costs every command ≈ 3 ms.
-import { existsSync, fstatSync } from 'node:fs';
+import { existsSync, fstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../journal/scan-file.js';
 import { assembleReport, prepareAnalysis, prepareStreamedAll, prepareLast, prepareStreamedTarget, type AnalyzeOptions, type PreparedAnalysis, type ReportSource } from '../analyze.js';
@@ -84,31 +84,32 @@ function refuseOutputOntoJournal(outputs: readonly [string, string][], journals:
  */
 function refuseOutputOntoStdout(outputs: readonly [string, string][], io: CliIO): void {
   if (!outputs.length) return;
-  let stdout: string | null = null;
-  try {
-    const st = fstatSync((io.stdout as { fd?: number }).fd ?? Number.NaN);
-    if (st.isFile() || st.isFIFO() || st.isSocket()) stdout = statIdentity(st);
-  } catch {
-    return; // no descriptor to compare (an in-process stream)
-  }
-  for (const [name, file] of outputs) {
-    if (stdout !== null && pathIdentity(file) === stdout) throw new UsageError(`--output ${name}=${file} is standard output, which has the --format report (use --format ${name} for ${name} on standard output)`);
-  }
+  const stdout = descriptorIdentity((io.stdout as { fd?: number }).fd, (st) => st.isFile() || st.isFIFO() || st.isSocket());
+  refuseOutputOnto(outputs, stdout, (name, file) => `--output ${name}=${file} is standard output, which has the --format report (use --format ${name} for ${name} on standard output)`);
 }
 
 /** `- -o json=in.jsonl < in.jsonl`: the journal on standard input is the output file. */
 function refuseOutputOntoStdin(outputs: readonly [string, string][], io: CliIO): void {
   if (!outputs.length) return;
-  let input: string | null = null;
+  const input = descriptorIdentity((io.stdin as { fd?: number }).fd ?? 0, (st) => st.isFile());
+  refuseOutputOnto(outputs, input, (name, file) => `--output ${name}=${file} is the journal on standard input: writing the report there would replace it`);
+}
+
+/** device:inode of an open descriptor of a kind `accept` takes; null for another kind, or no descriptor (an in-process stream). */
+function descriptorIdentity(fd: number | undefined, accept: (st: Stats) => boolean): string | null {
+  if (fd === undefined) return null;
   try {
-    const st = fstatSync((io.stdin as { fd?: number }).fd ?? 0);
-    if (st.isFile()) input = statIdentity(st);
+    const st = fstatSync(fd);
+    return accept(st) ? statIdentity(st) : null;
   } catch {
-    return; // no descriptor to compare (an in-process stream)
+    return null;
   }
-  for (const [name, file] of outputs) {
-    if (input !== null && pathIdentity(file) === input) throw new UsageError(`--output ${name}=${file} is the journal on standard input: writing the report there would replace it`);
-  }
+}
+
+/** Refuses an --output file that is `identity` (null: nothing to compare). */
+function refuseOutputOnto(outputs: readonly [string, string][], identity: string | null, why: (name: string, file: string) => string): void {
+  if (identity === null) return;
+  for (const [name, file] of outputs) if (pathIdentity(file) === identity) throw new UsageError(why(name, file));
 }
 
 

@@ -172,21 +172,17 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     // Up to a join journaled before the id's only start (and another after it): an earlier use's.
     const earlyEnd = joinsBefore.get(e.delegationId);
     const beforeEarlyJoin = earlyEnd !== undefined && at <= earlyEnd.at;
-    if (list.length > 1 && !ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)))) owners.attach(list, owners.pick(list, e), e);
-    else if (list.length > 1) {
-      // As for an id started once: a sub-run well before every start, under none of their parent runs.
+    // An earlier use whose start was lost: for an id started several times, judged against its first
+    // start and keyed after the started uses; for one started once, also found by a join before its start.
+    const many = list.length > 1;
+    const ofEarlierUse = many
+      ? ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)))
+      : opensEarlierUse(list[0], e) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'));
+    if (many && !ofEarlierUse) owners.attach(list, owners.pick(list, e), e);
+    else if (ofEarlierUse) {
       let use = earlierUses.get(e.delegationId);
       if (!use) {
-        use = earlierUse(list[0], e, undefined, `${e.delegationId}#${list.length + 1}`);
-        earlierUses.set(e.delegationId, use);
-        delegations.push(use);
-      }
-      use.events.push(e);
-      if (e.type === 'delegation_sub_run_started') earlierRuns.add(runKey(e.delegationId, e.subRunId));
-    } else if (opensEarlierUse(list[0], e) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'))) {
-      let use = earlierUses.get(e.delegationId);
-      if (!use) {
-        use = earlierUse(list[0], e, earlyEnd?.join);
+        use = many ? earlierUse(list[0], e, undefined, `${e.delegationId}#${list.length + 1}`) : earlierUse(list[0], e, earlyEnd?.join);
         earlierUses.set(e.delegationId, use);
         delegations.push(use);
       }

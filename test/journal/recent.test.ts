@@ -392,6 +392,36 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     expect(rows.stdout).toContain('dup#2');
   });
 
+  it('reads the whole tree when the newest delegation holds sub-runs of another parent run started just before it (a full read gives them to an older start)', async () => {
+    // old.jsonl (not read) holds dup's first use, by p1. new.jsonl: two sub-runs under p-lost,
+    // whose delegation_started was lost, a second before dup is started again by p2. A full read
+    // attaches them to the latest start before them, p1's; the files modified since p2's start
+    // hold no start before them, so they went to p2's, with findings --all does not give it.
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const t = NOW - 3600_000;
+    const first = delegation('dup', t - 2 * 3600_000);
+    put(root, 'old.jsonl', [...first.head, ...first.runs, ...first.tail], t - 2 * 3600_000 + 7000);
+    const lost = (run: string, dt: number) => ev.subStarted(iso(t + dt), { delegation_id: 'dup', sub_run_id: run, parent_run_id: 'p-lost', agent_id: 'coder' });
+    const done = (run: string, dt: number) => ev.subCompleted(iso(t + dt), { delegation_id: 'dup', sub_run_id: run, agent_id: 'coder', status: 'completed', output_preview: `out of ${run}` });
+    put(root, 'new.jsonl', [
+      lost('r-lost-1', -1000), lost('r-lost-2', -990),
+      ev.started(iso(t), { delegation_id: 'dup', parent_run_id: 'p2', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.subStarted(iso(t + 100), { delegation_id: 'dup', sub_run_id: 'r2', parent_run_id: 'p2', agent_id: 'coder' }),
+      done('r-lost-1', 3000), done('r-lost-2', 3500), done('r2', 4000),
+      ev.completed(iso(t + 5000), { delegation_id: 'dup', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'out of r2' }),
+    ], t + 5000);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const whole = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    const newest = JSON.parse(whole.out).delegations;
+    expect(newest.map((d: { key: string; children: unknown[]; findings: unknown[] }) => [d.key, d.children.length, d.findings.length])).toEqual([['dup#2', 1, 0]]);
+    expect(await written(await prepareAnalysis(options), options, 'json')).toEqual(whole);
+    expect(await written(await prepareLast(options), options, 'json')).toEqual(whole);
+    expect(await newestRecentFirst(options, 1)).toBeNull();
+    const rows = await runMain(['--sessions', root, 'list', '--limit', '1', '--format', 'json', '--fail-on', 'none'], { cwd: root, env: { TRACE_DELEGATION_NOW: iso(NOW) } });
+    expect(JSON.parse(rows.stdout).delegations.map((r: { key: string; findings: unknown }) => [r.key, r.findings])).toEqual([['dup#2', { error: 0, warning: 0, info: 0 }]]);
+  });
+
   it("reads the whole tree when a tracker wrote an older same-id delegation's completion after the newest start", async () => {
     // The older dup's start and sub-run start are in old.jsonl (not read); a tracker file written
     // after the newest start holds that sub-run's completion, with no start of its own in the files read.

@@ -102,6 +102,23 @@ describe('unknown targets', () => {
     }
   });
 
+  it("points an upper-case paste of a reused id's key (`<ID>#2`) at its lower-case spelling, which names that block", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'td-case-key-'));
+    try {
+      const id = '5e0c7a1d-2b9f-4c3e-8d6a-0f1e2d3c4b5a';
+      const start = (ts: string, parent: string) => JSON.stringify({ type: 'delegation_started', ts, session_id: 's', metadata: { delegation_id: id, parent_run_id: parent, pattern: 'fan_out', agent_ids: ['coder'], agent_count: 1 } });
+      writeFileSync(path.join(dir, 's.jsonl'), `${start('2026-01-01T00:00:00+00:00', 'p1')}\n${start('2026-01-01T01:00:00+00:00', 'p2')}\n`);
+      const upper = `${id.toUpperCase()}#2`;
+      const r = await runMain(['--sessions', dir, upper]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`; ids are case-sensitive and the engine writes them in lower case: try ${id}#2\n$`));
+      const lower = await runMain(['--sessions', dir, `${id}#2`, '--format', 'json', '--fail-on', 'none']);
+      expect(JSON.parse(lower.stdout).delegations.map((d: { key: string }) => d.key)).toEqual([`${id}#2`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('says where journals are looked for when a root one level off reads none (an empty sessions folder says nothing)', async () => {
     const hint = '(a folder is read as <folder>/*.jsonl and <folder>/v1/users/*/sessions/*.jsonl: name the sessions folder itself)';
     const last = await runMain(['--sessions', 'fixtures/sessions/v1/users']);

@@ -11,7 +11,7 @@ import { compareKeys, type EventIndex, type FileIds } from './journal/event-inde
 import { MTIME_MARGIN_MS, RECENT_MAX_EVENTS, RECENT_MAX_FILE_EVENTS, scanRecentFirst, stoppedShort } from './journal/recent.js';
 import { scanStdin } from './journal/scan.js';
 import { NO_SUCH_FILE } from './journal/scan-file.js';
-import type { FileStats, Instant, ScanResult } from './journal/types.js';
+import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
 import { ComponentMaterializer, orderKey, streamDelegations, type ReportItem } from './model/component-stream.js';
 import { forgetScan } from './model/cross-index.js';
@@ -169,7 +169,7 @@ export async function prepareAnalysis(options: AnalyzeOptions = {}, retried = fa
 /**
  * Whether a delegation read from recent files only may have taken events of an older one with
  * the same id, whose start (and so their true owner) is in a file not read: an event of it
- * earlier than its own start, beyond the clocks' tolerance; a sub-run with no start (a tracker
+ * stamped before its own start; a sub-run with no start (a tracker
  * wrote an older use's completion later); a second delegation_completed; or events of an
  * earlier use grouped apart (their start may be in a file not read, and take them back).
  */
@@ -179,16 +179,9 @@ export function mayHaveUnreadStart(d: Delegation): boolean {
   if (d.completions.length > 1 && !sameCompletions(d)) return true; // a repeated identical one is the engine's retry of the write
   for (const run of d.runs.values()) if (run.starts.length === 0) return true;
   if (!start) return false;
-  return d.events.some((e) => e.time !== null && (e.time.ms < start.ms - MTIME_MARGIN_MS || runOfAnotherParentBefore(d, e, start)));
-}
-
-/**
- * A sub-run under a parent run other than d's, started before d: a full read gives it to the
- * latest start of the id before it, which may be in a file not read (a lost start's runs, just
- * before another use's start).
- */
-function runOfAnotherParentBefore(d: Delegation, e: Delegation['events'][number], start: Instant): boolean {
-  return e.type === 'delegation_sub_run_started' && (e.parentRunId === null || e.parentRunId !== d.parentRunId) && e.time !== null && compareInstants(e.time, start) < 0;
+  // Stamped before the start, even by a millisecond: a full read gives such an event to the id's
+  // latest start before it (a lost start's runs, a clock behind), which may be in a file not read.
+  return d.events.some((e) => e.type !== 'delegation_started' && e.time !== null && compareInstants(e.time, start) < 0);
 }
 
 /** Every delegation_completed of d says the same (status, totals, preview, pattern): one join written twice. */

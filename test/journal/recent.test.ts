@@ -422,6 +422,36 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     expect(JSON.parse(rows.stdout).delegations.map((r: { key: string; findings: unknown }) => [r.key, r.findings])).toEqual([['dup#2', { error: 0, warning: 0, info: 0 }]]);
   });
 
+  it('reads the whole tree when an event of the newest delegation is stamped before its start, even by a millisecond (a full read may give it to an older start of the id)', async () => {
+    // old.jsonl (not read): dup by p1, completed. new.jsonl: p1 starts dup again; its sub-run's
+    // line follows the start but is stamped 1 ms before it (a clock a little behind). A full read
+    // attaches that run to the latest start before it, the old one (docs: each event to the start
+    // before it); the recent files hold no start before it, so it went to the new one.
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const t = NOW - 3600_000;
+    const first = delegation('dup', t - 3 * 3600_000);
+    put(root, 'old.jsonl', [...first.head, ...first.runs, ...first.tail], t - 3 * 3600_000 + 7000);
+    put(root, 'new.jsonl', [
+      ev.started(iso(t), { delegation_id: 'dup', parent_run_id: 'p-dup', pattern: 'fan_out', agent_ids: ['coder'] }),
+      ev.subStarted(iso(t - 1), { delegation_id: 'dup', sub_run_id: 'r-new', parent_run_id: 'p-dup', agent_id: 'coder' }),
+      ev.subCompleted(iso(t + 4000), { delegation_id: 'dup', sub_run_id: 'r-new', agent_id: 'coder', status: 'completed', output_preview: 'new output' }),
+      ev.completed(iso(t + 5000), { delegation_id: 'dup', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'new output' }),
+    ], t + 5000);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const whole = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    expect(JSON.parse(whole.out).delegations.map((d: { key: string }) => d.key)).toEqual(['dup#2']);
+    expect(await written(await prepareAnalysis(options), options, 'json')).toEqual(whole);
+    expect(await written(await prepareLast(options), options, 'json')).toEqual(whole);
+    expect(await newestRecentFirst(options, 1)).toBeNull();
+    const all = await analyze({ ...options, all: true, recentFirst: false });
+    const newest = all.report.delegations.at(-1)!;
+    const rows = await runMain(['--sessions', root, 'list', '--limit', '1', '--format', 'json', '--fail-on', 'none'], { cwd: root, env: { TRACE_DELEGATION_NOW: iso(NOW) } });
+    const counts = { error: 0, warning: 0, info: 0 };
+    for (const f of newest.findings) counts[f.severity]++;
+    expect(JSON.parse(rows.stdout).delegations.map((r: { key: string; findings: unknown }) => [r.key, r.findings])).toEqual([[newest.key, counts]]);
+  });
+
   it("reads the whole tree when a tracker wrote an older same-id delegation's completion after the newest start", async () => {
     // The older dup's start and sub-run start are in old.jsonl (not read); a tracker file written
     // after the newest start holds that sub-run's completion, with no start of its own in the files read.

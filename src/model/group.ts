@@ -160,6 +160,10 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   const earlierUses = new Map<string, Delegation>();
   const earlierRuns = new Set<string>();
   const joinsBefore = earlyJoins(events, byId);
+  // Runs with a journaled start: a completion of any other run has no start to place it by.
+  const startedRuns = new Set<string>();
+  for (const e of events) if (e.type === 'delegation_sub_run_started') startedRuns.add(runKey(e.delegationId, e.subRunId));
+  const neverStarted = (id: string) => (run: string) => !startedRuns.has(runKey(id, run));
   for (let at = 0; at < events.length; at++) {
     const e = events[at];
     if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
@@ -176,7 +180,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     // start and keyed after the started uses; for one started once, also found by a join before its start.
     const many = list.length > 1;
     const ofEarlierUse = many
-      ? ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)))
+      ? ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)), neverStarted(e.delegationId))
       : opensEarlierUse(list[0], e) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'));
     if (many && !ofEarlierUse) owners.attach(list, owners.pick(list, e), e);
     else if (ofEarlierUse) {
@@ -191,7 +195,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     } else {
       const use = earlierUses.get(e.delegationId);
       const earlierRun = (run: string) => earlierRuns.has(runKey(e.delegationId, run));
-      const earlier = use !== undefined && (belongsToEarlierUse(list[0], e, earlierRun) || (beforeEarlyJoin && e.type === 'delegation_retry' && e.originalRunId !== null && earlierRun(e.originalRunId)));
+      const earlier = use !== undefined && (belongsToEarlierUse(list[0], e, earlierRun, neverStarted(e.delegationId)) || (beforeEarlyJoin && e.type === 'delegation_retry' && e.originalRunId !== null && earlierRun(e.originalRunId)));
       (earlier ? use : list[0]).events.push(e);
     }
   }
@@ -242,19 +246,22 @@ function opensEarlierUse(d: Delegation, e: DelegationEvent): boolean {
  * were folded into the first start (foreign parent, totals, time order), and only while the
  * later start was in the tree: `list`, reading the recent files, disagreed with `--all`.
  */
-function ofEarlierUseOfReusedId(list: readonly Delegation[], e: DelegationEvent, opened: boolean, isEarlierRun: (runId: string) => boolean): boolean {
+function ofEarlierUseOfReusedId(list: readonly Delegation[], e: DelegationEvent, opened: boolean, isEarlierRun: (runId: string) => boolean, neverStarted: (runId: string) => boolean): boolean {
   const first = list[0];
   if (!first.started) return false;
-  if (opened && belongsToEarlierUse(first, e, isEarlierRun)) return true;
+  if (opened && belongsToEarlierUse(first, e, isEarlierRun, neverStarted)) return true;
   // Every sub-run it opened counts (a fan-out), not only the first, as for an id started once.
   return opensEarlierUse(first, e) && e.type === 'delegation_sub_run_started' && list.every((d) => d.parentRunId !== e.parentRunId);
 }
 
-/** Whether e belongs to the earlier use: an event of one of its runs, or a join well before d's start. */
-function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (runId: string) => boolean): boolean {
+/**
+ * Whether e belongs to the earlier use: an event of one of its runs, a completion well before d's
+ * start of a run whose start was lost too (it cannot be d's), or a join well before d's start.
+ */
+function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (runId: string) => boolean, neverStarted: (runId: string) => boolean): boolean {
   switch (e.type) {
     case 'delegation_sub_run_completed':
-      return isEarlierRun(e.subRunId);
+      return isEarlierRun(e.subRunId) || (neverStarted(e.subRunId) && startedWellAfter(d, e));
     case 'delegation_sub_run_started':
       return isEarlierRun(e.subRunId) && startedWellAfter(d, e);
     case 'delegation_retry':

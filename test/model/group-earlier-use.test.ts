@@ -39,6 +39,19 @@ describe('an earlier use whose start was lost', () => {
     expect(now.notes.join('\n')).toMatch(/earlier use whose delegation_started was not journaled; its events are shown as d-x#2/);
   });
 
+  it("takes a completion well before the start of a run whose start is not journaled (the earlier use's too), not only its started runs'", () => {
+    const ds = group({
+      'old.jsonl': [
+        ev.subStarted(`${OLD}0Z`, { delegation_id: 'd-x', sub_run_id: 'r-old', parent_run_id: 'p-1', agent_id: 'coder' }),
+        ev.subCompleted(`${OLD}1Z`, { delegation_id: 'd-x', sub_run_id: 'r-lost', agent_id: 'reviewer', status: 'completed', output_preview: 'lost start' }),
+        ev.subCompleted(`${OLD}2Z`, { delegation_id: 'd-x', sub_run_id: 'r-old', agent_id: 'coder', status: 'completed', output_preview: 'old' }),
+      ],
+      'new.jsonl': later,
+    });
+    expect([...byKey(ds, 'd-x').runs.keys()]).toEqual(['r-new']);
+    expect([...byKey(ds, 'd-x#2').runs.keys()].sort()).toEqual(['r-lost', 'r-old']);
+  });
+
   it('leaves a clock behind (the same parent run) and a foreign parent just before the start with the start', () => {
     const ds = group({
       'other-host.jsonl': [

@@ -181,7 +181,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     const many = list.length > 1;
     const ofEarlierUse = many
       ? ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)), neverStarted(e.delegationId))
-      : opensEarlierUse(list[0], e) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'));
+      : opensEarlierUse(list[0], e) || lostRunCompletion(list[0], e, neverStarted(e.delegationId)) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'));
     if (many && !ofEarlierUse) owners.attach(list, owners.pick(list, e), e);
     else if (ofEarlierUse) {
       let use = earlierUses.get(e.delegationId);
@@ -195,7 +195,7 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     } else {
       const use = earlierUses.get(e.delegationId);
       const earlierRun = (run: string) => earlierRuns.has(runKey(e.delegationId, run));
-      const earlier = use !== undefined && (belongsToEarlierUse(list[0], e, earlierRun, neverStarted(e.delegationId)) || (beforeEarlyJoin && e.type === 'delegation_retry' && e.originalRunId !== null && earlierRun(e.originalRunId)));
+      const earlier = use !== undefined && (belongsToEarlierUse(list[0], e, earlierRun) || (beforeEarlyJoin && e.type === 'delegation_retry' && e.originalRunId !== null && earlierRun(e.originalRunId)));
       (earlier ? use : list[0]).events.push(e);
     }
   }
@@ -240,6 +240,15 @@ function opensEarlierUse(d: Delegation, e: DelegationEvent): boolean {
 }
 
 /**
+ * A sub-run completion well before d, of a run with no journaled start: no start places it with
+ * d, and the engine journals a use's start first, so it is an earlier use's whose start lines
+ * were lost (folded into d, list and last, reading recent files, showed d without it).
+ */
+function lostRunCompletion(d: Delegation, e: DelegationEvent, neverStarted: (runId: string) => boolean): boolean {
+  return e.type === 'delegation_sub_run_completed' && neverStarted(e.subRunId) && startedWellAfter(d, e);
+}
+
+/**
  * For an id started several times: whether e is an earlier use's whose start was lost, judged
  * against the first start as for an id started once (opensEarlierUse, belongsToEarlierUse), with
  * the sub-run that opens it under none of the starts' parent runs. Without it, that use's events
@@ -249,19 +258,17 @@ function opensEarlierUse(d: Delegation, e: DelegationEvent): boolean {
 function ofEarlierUseOfReusedId(list: readonly Delegation[], e: DelegationEvent, opened: boolean, isEarlierRun: (runId: string) => boolean, neverStarted: (runId: string) => boolean): boolean {
   const first = list[0];
   if (!first.started) return false;
-  if (opened && belongsToEarlierUse(first, e, isEarlierRun, neverStarted)) return true;
+  if (opened && belongsToEarlierUse(first, e, isEarlierRun)) return true;
+  if (lostRunCompletion(first, e, neverStarted)) return true;
   // Every sub-run it opened counts (a fan-out), not only the first, as for an id started once.
   return opensEarlierUse(first, e) && e.type === 'delegation_sub_run_started' && list.every((d) => d.parentRunId !== e.parentRunId);
 }
 
-/**
- * Whether e belongs to the earlier use: an event of one of its runs, a completion well before d's
- * start of a run whose start was lost too (it cannot be d's), or a join well before d's start.
- */
-function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (runId: string) => boolean, neverStarted: (runId: string) => boolean): boolean {
+/** Whether e belongs to the earlier use: an event of one of its runs, or a join well before d's start. */
+function belongsToEarlierUse(d: Delegation, e: DelegationEvent, isEarlierRun: (runId: string) => boolean): boolean {
   switch (e.type) {
     case 'delegation_sub_run_completed':
-      return isEarlierRun(e.subRunId) || (neverStarted(e.subRunId) && startedWellAfter(d, e));
+      return isEarlierRun(e.subRunId);
     case 'delegation_sub_run_started':
       return isEarlierRun(e.subRunId) && startedWellAfter(d, e);
     case 'delegation_retry':
@@ -322,7 +329,9 @@ function earlierUse(d: Delegation, e: DelegationEvent, join?: DelegationComplete
   const use = newDelegation(d.id, key, null);
   const why = join
     ? `a delegation_completed of ${d.id} is journaled before its only delegation_started (${join.file}:${join.line}) and another after it`
-    : `a sub-run of ${d.id} started under another parent run more than a minute before its first delegation_started (${e.file}:${e.line})`;
+    : e.type === 'delegation_sub_run_completed'
+      ? `a sub-run of ${d.id} completed more than a minute before its first delegation_started, its own start not journaled (${e.file}:${e.line})`
+      : `a sub-run of ${d.id} started under another parent run more than a minute before its first delegation_started (${e.file}:${e.line})`;
   const note = `delegation id reused: ${why}: an earlier use whose delegation_started was not journaled; its events are shown as ${use.key}, not attached to the later start.`;
   use.notes.push(note);
   d.notes.push(note);

@@ -52,6 +52,21 @@ describe('an earlier use whose start was lost', () => {
     expect([...byKey(ds, 'd-x#2').runs.keys()].sort()).toEqual(['r-lost', 'r-old']);
   });
 
+  it('takes a lone completion well before the start of a run whose start is not journaled: an earlier use with both start lines lost', () => {
+    const lone = ev.subCompleted(`${OLD}1Z`, { delegation_id: 'd-x', sub_run_id: 'r-lost', agent_id: 'reviewer', status: 'completed', output_preview: 'lost start' });
+    const ds = group({ 'old.jsonl': [lone], 'new.jsonl': later });
+    expect([...byKey(ds, 'd-x').runs.keys()]).toEqual(['r-new']);
+    expect([...byKey(ds, 'd-x#2').runs.keys()]).toEqual(['r-lost']);
+    expect(byKey(ds, 'd-x').notes.join('\n')).toContain('a sub-run of d-x completed more than a minute before its first delegation_started, its own start not journaled (old.jsonl:1)');
+    // Started twice: the same, judged against the first start.
+    const again = later.map((l) => l.replace(/"p-2"/, '"p-3"').replace(/11:00:0/g, '11:30:0').replace(/r-new/g, 'r-again'));
+    const twice = group({ 'old.jsonl': [lone], 'new.jsonl': [...later, ...again] });
+    expect(Object.fromEntries(twice.map((d) => [d.key, [...d.runs.keys()]]))).toEqual({ 'd-x': ['r-new'], 'd-x#2': ['r-again'], 'd-x#3': ['r-lost'] });
+    // A clock behind by a minute on the start's own run: its completion has a journaled start, and stays.
+    const skewed = group({ 'new.jsonl': [later[0], ev.subStarted(`${NEW}1Z`, { delegation_id: 'd-x', sub_run_id: 'r-skew', parent_run_id: 'p-2', agent_id: 'coder' })], 'other-host.jsonl': [ev.subCompleted('2026-03-01T10:58:00Z', { delegation_id: 'd-x', sub_run_id: 'r-skew', agent_id: 'coder', status: 'completed', output_preview: 'x' })] });
+    expect(skewed.map((d) => d.key)).toEqual(['d-x']);
+  });
+
   it('leaves a clock behind (the same parent run) and a foreign parent just before the start with the start', () => {
     const ds = group({
       'other-host.jsonl': [

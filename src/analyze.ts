@@ -184,6 +184,22 @@ export function mayHaveUnreadStart(d: Delegation): boolean {
   return d.events.some((e) => e.type !== 'delegation_started' && e.time !== null && compareInstants(e.time, start) < 0);
 }
 
+/**
+ * Whether d's delegation_completed was picked among several open uses of its id: another use,
+ * started before that join, has none of its own. The pick weighs their runs and outputs, which
+ * may be in files not read (a tracker's), so a full read may give the join to the other use.
+ */
+function joinContested(d: Delegation, sameId: readonly Delegation[]): boolean {
+  const join = d.completions[0]?.time;
+  if (!join) return false;
+  return sameId.some((o) => o !== d && o.completions.length === 0 && o.started?.time != null && compareInstants(o.started.time, join) <= 0);
+}
+
+/** mayHaveUnreadStart, or a join contested by another open use of its id among `delegations`. */
+function rowMayMislead(d: Delegation, delegations: readonly Delegation[]): boolean {
+  return mayHaveUnreadStart(d) || joinContested(d, delegations.filter((o) => o.id === d.id));
+}
+
 /** Every delegation_completed of d says the same (status, totals, preview, pattern): one join written twice. */
 function sameCompletions(d: Delegation): boolean {
   // Pattern too, as duplicate-completion compares them: another pattern's join is another use's.
@@ -198,7 +214,7 @@ function sameCompletions(d: Delegation): boolean {
  * delegation whose start was not read (its file's mtime was set back, so it looked old).
  */
 function subsetMayMislead(prepared: Pick<PreparedAnalysis, 'selected' | 'delegations'>): boolean {
-  if (prepared.selected.some(mayHaveUnreadStart)) return true;
+  if (prepared.selected.some((d) => rowMayMislead(d, prepared.delegations))) return true;
   // An earlier use split off a selected delegation's id (its start may be in a file not read) numbers that id's keys.
   if (prepared.delegations.some((d) => d.earlierUse && prepared.selected.some((s) => s.id === d.id))) return true;
   let newest = Number.NEGATIVE_INFINITY;
@@ -503,8 +519,8 @@ export async function newestRecentFirst(options: AnalyzeOptions, count: number, 
   if (r.read === r.total || !r.newestStart) return null;
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);
-  // Fewer than asked (a start journaled twice counts once), or a row that may hold an older same-id delegation's events.
-  if (rows.length < count || rows.some(mayHaveUnreadStart)) return null;
+  // Fewer than asked (a start journaled twice counts once), or a row that may hold an older same-id delegation's events or join.
+  if (rows.length < count || rows.some((d) => rowMayMislead(d, delegations))) return null;
   const assembler = new ReportAssembler(r.scan, { kind: 'all' }, options, { notes });
   const newest = rows.map((d) => assembler.delegationReport(d, delegations));
   return { newest, read: r.read, files: r.total, since: r.newestStart, limits: assembler.tail().limits };

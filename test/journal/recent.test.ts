@@ -452,6 +452,29 @@ describe('last over a tree whose modification times narrow nothing (streamed for
     expect(JSON.parse(rows.stdout).delegations.map((r: { key: string; findings: unknown }) => [r.key, r.findings])).toEqual([[newest.key, counts]]);
   });
 
+  it('reads the whole tree when the newest delegation took a join another open use of its id could have (the runs that decide are in a file not read)', async () => {
+    // s.jsonl: p1 starts dup, p2 starts it again a minute later, then p1's join (p1's two outputs).
+    // tracker.jsonl, not modified since p2 started, holds p1's runs: a full read gives the join to
+    // p1 by them; the recent file alone gave it to p2.
+    const root = mkdtempSync(path.join(tmpdir(), 'td-recent-'));
+    dirs.push(root);
+    const t = NOW - 3600_000;
+    const start = (dt: number, parent: string) => ev.started(iso(t + dt), { delegation_id: 'dup', parent_run_id: parent, pattern: 'fan_out', agent_ids: ['coder', 'reviewer'] });
+    const run = (dt: number, id: string, parent: string, agent: string) => ev.subStarted(iso(t + dt), { delegation_id: 'dup', sub_run_id: id, parent_run_id: parent, agent_id: agent });
+    const done = (dt: number, id: string, agent: string) => ev.subCompleted(iso(t + dt), { delegation_id: 'dup', sub_run_id: id, agent_id: agent, status: 'completed', output_preview: `out ${id}` });
+    put(root, 'tracker.jsonl', [run(10, 'r1a', 'p1', 'coder'), run(20, 'r1b', 'p1', 'reviewer'), done(5000, 'r1a', 'coder'), done(6000, 'r1b', 'reviewer')], t + 6000);
+    put(root, 's.jsonl', [
+      start(0, 'p1'), start(60_000, 'p2'), run(60_010, 'r2a', 'p2', 'coder'),
+      ev.completed(iso(t + 61_000), { delegation_id: 'dup', pattern: 'fan_out', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'out r1a\n---\nout r1b' }),
+    ], t + 61_000);
+    const options: AnalyzeOptions = { sessions: [root], cwd: root, checkOptions: { nowMs: NOW } };
+    const whole = await written(await prepareAnalysis({ ...options, recentFirst: false }), options, 'json');
+    expect(JSON.parse(whole.out).delegations.map((d: { key: string; completedTs: string | null }) => [d.key, d.completedTs])).toEqual([['dup#2', null]]);
+    expect(await written(await prepareAnalysis(options), options, 'json')).toEqual(whole);
+    expect(await written(await prepareLast(options), options, 'json')).toEqual(whole);
+    expect(await newestRecentFirst(options, 1)).toBeNull();
+  });
+
   it("reads the whole tree when a tracker wrote an older same-id delegation's completion after the newest start", async () => {
     // The older dup's start and sub-run start are in old.jsonl (not read); a tracker file written
     // after the newest start holds that sub-run's completion, with no start of its own in the files read.

@@ -901,15 +901,15 @@ class Follower {
     return (this.tailsByDisplay ??= new Map([...this.tails.values()].map((t) => [t.file.display, t] as const)));
   }
 
-  /** The stats of the journals named (display paths), in the order the tails were added. */
-  private statsOf(displays: readonly string[]): FileStats[] {
+  /** The stats of the journals named (display paths), in the order the tails were added. `toEnd`: see statsToEnd. */
+  private statsOf(displays: readonly string[], toEnd = false): FileStats[] {
     const byDisplay = this.byDisplay();
     const found: Tail[] = [];
     for (const display of new Set(displays)) {
       const t = byDisplay.get(display);
       if (t) found.push(t);
     }
-    return found.sort((a, b) => a.fileIndex - b.fileIndex).map((t) => t.scanner.stats);
+    return found.sort((a, b) => a.fileIndex - b.fileIndex).map((t) => (toEnd ? statsToEnd(t.scanner) : t.scanner.stats));
   }
 
   /** Which delegations the target names right now (all of them without a target). */
@@ -1094,7 +1094,7 @@ class Follower {
     // Already said, and nothing new since: in its journals, nor linked to it from others (a delegation nested under one of its runs).
     const inputs = reportInputs(d, all ?? this.groups.linkedTo(d));
     if (warned !== undefined && warned.newest >= newest && warned.inputs === inputs) return;
-    const rendered = this.render(d, now, all);
+    const rendered = this.render(d, now, all, true);
     const digest = reportDigest(rendered.report);
     this.staleAt.set(instanceKey(d), { newest, digest, inputs });
     if (warned !== undefined && warned.digest === digest) return; // its session went on, and the report says the same
@@ -1123,11 +1123,11 @@ class Follower {
     this.print(rendered.text);
   }
 
-  /** d's report, and its text in the output format. */
-  private render(d: Delegation, now: number, group?: Delegation[]): { text: string; report: TraceReport } {
+  /** d's report, and its text in the output format; `stale`: judged stale, its journals' torn last lines are said, as the plain command says them. */
+  private render(d: Delegation, now: number, group?: Delegation[], stale = false): { text: string; report: TraceReport } {
     // With the other journals of its sessions: an archive's session may go on in its plain journal
     // (engine error, not crashed), as the one-off report sees it.
-    const files = this.statsOf(this.withSessionSiblings(d.files));
+    const files = this.statsOf(this.withSessionSiblings(d.files), stale);
     const options = { ...this.reportOptions, checkOptions: { ...this.reportOptions.checkOptions, nowMs: now } };
     // Checked against its linked group, as the streamed --all checks it, and the other groups'
     // outputs: one print costs its group, not a lookup table over every delegation followed.
@@ -1156,6 +1156,16 @@ class Follower {
     this.pendingLength = 0;
     this.io.stdout.write(text);
   }
+}
+
+/**
+ * A journal's counts with a torn last line counted partial, as the plain command (which reads to
+ * the end) counts it: its Limits line then says so. While following, the line waits for its
+ * newline; once its delegation is stale, a line left torn that long is likely the crash's.
+ */
+function statsToEnd(scanner: LineScanner): FileStats {
+  const st = scanner.stats;
+  return st.partialLines === 0 && scanner.endsInPartialLine ? { ...st, partialLines: 1 } : st;
 }
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */

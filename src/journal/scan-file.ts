@@ -234,6 +234,26 @@ export class LineScanner {
     return this.carryBytes;
   }
 
+  /**
+   * Whether finish() would now count a partial last line: bytes after the last newline that are
+   * not blanks only (nor a BOM alone), as line() counts them. Follow mode waits for the newline
+   * instead of finishing, and asks this for a stale report.
+   */
+  get endsInPartialLine(): boolean {
+    if (this.skipping) return true;
+    let skip = 0;
+    if (this.lineNo === 0 && this.carryBytes >= 3) {
+      const head = Buffer.concat(this.carry, 3);
+      if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) skip = 3; // UTF-8 BOM
+    }
+    for (const part of this.carry) {
+      const from = Math.min(skip, part.length);
+      skip -= from;
+      if (hasNonBlank(part, from, part.length)) return true;
+    }
+    return false;
+  }
+
   get linesConsumed(): number {
     return this.lineNo;
   }

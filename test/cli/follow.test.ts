@@ -114,6 +114,25 @@ describe('--follow', () => {
     expect(f.out().match(/Delegation Trace: d-open/g)).toHaveLength(2); // the warning, then the final report
   });
 
+  it("says a journal's torn last line in a stale report, as --all does, without printing it again for that", async () => {
+    const dir = tree();
+    const journalPath = path.join(dir, 's-1.jsonl');
+    writeFileSync(journalPath, journal(started('d-torn'), subStarted('d-torn')));
+    const f = follow(dir, ['--stale-after', '4s']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    expect(f.out()).toBe(''); // not stale yet: the torn line below is there when it goes stale
+    appendFileSync(journalPath, completed('d-torn').slice(0, 80)); // the writer crashed mid-line
+    await f.waitFor(/Delegation Trace: d-torn[\s\S]*Limits:/);
+    await sleep(1500); // judged at every poll since: nothing new, nothing printed again
+    expect(await f.stop()).toBe(0);
+    const torn = 's-1.jsonl: the last line has no trailing newline; it may still be being written.';
+    expect(f.out()).toContain(`- ${torn}`);
+    expect(f.out().match(/Delegation Trace: d-torn/g)).toHaveLength(1);
+    expect(f.err().match(/is still open/g)).toHaveLength(1);
+    const all = spawnSync(process.execPath, [BIN, '--all', '--sessions', dir, '--stale-after', '4s', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(all.stdout).toContain(`- ${torn}`);
+  });
+
   it('drops an open delegation whose journal is removed (not archived) before it goes stale: no report citing the deleted file', async () => {
     const dir = tree();
     const gone = path.join(dir, 's-1.jsonl');

@@ -387,3 +387,29 @@ describe('a line of damaged bytes longer than SKIP_LONG_LINE_AFTER (a zero-fille
     expect(s.stats.malformedLines).toBe(1);
   });
 });
+
+describe('LineScanner.endsInPartialLine (follow mode, which waits for the newline, asks it for a stale report)', () => {
+  it('says what finish() would count, without finishing', () => {
+    const whole = `${ev.started('2025-01-01T00:00:00Z', { delegation_id: 'd', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['coder'] })}\n`;
+    const tails = ['', '   \t', '\r', '{"type":"delegation_sub_run_comp', 'x', '\uFEFF', '\uFEFF{', ' {"ty'];
+    for (const before of ['', whole]) {
+      for (const tail of tails) {
+        for (const piece of [1, 3, 1 << 16]) {
+          const bytes = Buffer.from(before + tail);
+          const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+          for (let i = 0; i < bytes.length; i += piece) s.push(bytes.subarray(i, i + piece));
+          const says = s.endsInPartialLine;
+          s.finish();
+          expect(says, JSON.stringify({ before: before.length, tail, piece })).toBe(s.stats.partialLines > 0);
+        }
+      }
+    }
+  });
+
+  it('counts a long torn line it only skims', () => {
+    const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+    s.push(Buffer.from('{"type":"llm_round","text":"'));
+    s.push(Buffer.alloc(SKIP_LONG_LINE_AFTER, 'y'));
+    expect(s.endsInPartialLine).toBe(true);
+  });
+});

@@ -12,17 +12,16 @@ export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
   // Each event with its effective time and its file's place as plain numbers: sorting on them is
   // several times faster than a Map lookup per comparison (this sort runs on every event of a large scan).
   const keyed = new Array<{ e: T; ms: number; subNs: number; place: number }>(byFile.length);
+  const placeOf = journalPlaces(byFile);
   let prevFile = -1;
-  let prevName = '';
   let place = 0;
   let prevMs = -8.64e15;
   let prevSubNs = 0;
   for (let i = 0; i < byFile.length; i++) {
     const e = byFile[i];
     if (e.fileIndex !== prevFile) {
-      place = journalPlace(e, prevFile, prevName);
+      place = placeOf.get(e.fileIndex)!;
       prevFile = e.fileIndex;
-      prevName = e.file;
       prevMs = -8.64e15;
       prevSubNs = 0;
     }
@@ -40,14 +39,22 @@ export function sortEvents<T extends JournalEvent>(events: T[]): T[] {
 }
 
 /**
- * The file order for events at the same instant: the files' order, except that a `<sid>.jsonl.gz`
- * listed right after its `<sid>.jsonl` comes before it, as the archive is the journal's earlier part
- * (archived, then written on). Otherwise splitting a journal into the pair could move an archived
- * line after a live one written later at the same instant, and change how a reused id is folded.
- * `prevIndex`, `prevName`: the file with events listed before e's.
+ * The file order for events at the same instant, by file index: the files' order, except that a
+ * `<sid>.jsonl.gz` comes right before its `<sid>.jsonl`, as the archive is the journal's earlier
+ * part (archived, then written on). Otherwise splitting a journal into the pair could move an
+ * archived line after a live one written later at the same instant, and change how a reused id is
+ * folded. By name, not by index: follow mode gives an archive created while following a later
+ * index than its live file's. `byFile`: events ordered by file index.
  */
-function journalPlace(e: JournalEvent, prevIndex: number, prevName: string): number {
-  return prevIndex === e.fileIndex - 1 && e.file.endsWith('.gz') && prevName === e.file.slice(0, -3) ? 2 * e.fileIndex - 2 : 2 * e.fileIndex + 1;
+function journalPlaces(byFile: readonly JournalEvent[]): Map<number, number> {
+  const indexByName = new Map<string, number>();
+  for (let i = 0; i < byFile.length; i++) if (i === 0 || byFile[i].fileIndex !== byFile[i - 1].fileIndex) indexByName.set(byFile[i].file, byFile[i].fileIndex);
+  const places = new Map<number, number>();
+  for (const [name, index] of indexByName) {
+    const live = name.endsWith('.gz') ? indexByName.get(name.slice(0, -3)) : undefined;
+    places.set(index, live === undefined ? 3 * index + 1 : 3 * live);
+  }
+  return places;
 }
 
 function newDelegation(id: string, key: string, started: DelegationStartedEvent | null): Delegation {

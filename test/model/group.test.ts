@@ -388,3 +388,21 @@ describe('instanceKey (follow mode tells uses of an id apart by it)', () => {
     expect(new Set(ds.map(instanceKey)).size).toBe(2);
   });
 });
+
+describe('sortEvents: a journal split into its archive and live file', () => {
+  const at = (id: string) => sub(T(5), 'd', id, 'p', 'x');
+  it("puts the archive's lines first at the same instant when the two files are listed side by side", () => {
+    const events = eventsOf({ 's.jsonl': [at('live')], 's.jsonl.gz': [at('archived')], 't.jsonl': [at('other')] });
+    expect(sortEvents(events).map((e) => e.type === 'delegation_sub_run_started' && e.subRunId)).toEqual(['archived', 'live', 'other']);
+  });
+
+  it('does so too when the archive was listed later (follow mode: archived while followed)', () => {
+    const events = eventsOf({ 's.jsonl': [at('live')], 't.jsonl': [at('other')], 's.jsonl.gz': [at('archived')] });
+    expect(sortEvents(events).map((e) => e.type === 'delegation_sub_run_started' && e.subRunId)).toEqual(['archived', 'live', 'other']);
+  });
+
+  it('leaves an archive without its live file in its own place', () => {
+    const events = eventsOf({ 'r.jsonl': [at('first')], 's.jsonl.gz': [at('archived')], 't.jsonl': [at('other')] });
+    expect(sortEvents(events).map((e) => e.type === 'delegation_sub_run_started' && e.subRunId)).toEqual(['first', 'archived', 'other']);
+  });
+});

@@ -177,18 +177,21 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   const ctx = { color: useColor(io, flags.color), failOn };
   // The event index (TRACE_DELEGATION_INDEXED=0 turns it off, to compare): see below.
   const indexed = !fromStdin && (io.env ?? process.env).TRACE_DELEGATION_INDEXED !== '0';
+  /** Where the report's delegations come from: the event index (a whole tree, a named target, `last`) or every event in memory. */
+  const prepareSource = (opts: AnalyzeOptions): Promise<ReportSource> => {
+    if (!indexed) return prepareAnalysis(opts);
+    if (flags.all) return prepareStreamedAll(opts);
+    if (named) return prepareStreamedTarget({ ...opts, target: analyzeOptions.target! });
+    return prepareLast(opts);
+  };
   if (!registry) {
     // text and json are written as each delegation is checked; a whole-tree --all also keeps only
     // an index of the events and checks one linked group of delegations at a time.
     // A named target too: the tree is read once, and only the matches are kept and checked. And
     // `last`, when the files modified since the newest start would hold too many events to keep.
-    const opts = { ...analyzeOptions, onFile };
     let source: ReportSource;
     try {
-      if (indexed && flags.all) source = await prepareStreamedAll(opts);
-      else if (indexed && named) source = await prepareStreamedTarget({ ...opts, target: analyzeOptions.target! });
-      else if (indexed) source = await prepareLast(opts);
-      else source = await prepareAnalysis(opts);
+      source = await prepareSource({ ...analyzeOptions, onFile });
     } finally {
       progress?.finish();
     }
@@ -201,14 +204,10 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   }
   let source: ReportSource;
   try {
-    const opts = { ...analyzeOptions, onFile, onJournals: (files: readonly JournalFile[]) => refuseOutputOntoJournal(outputs, files) };
     // A whole tree or a named target goes through the event index, as for text and json: only
     // the report blocks are kept for the document, not every event (an --all html of 1 GiB held 745 MB).
     // `last` does not hold a whole tree whose modification times narrow nothing either.
-    if (indexed && flags.all) source = await prepareStreamedAll(opts);
-    else if (indexed && named) source = await prepareStreamedTarget({ ...opts, target: analyzeOptions.target! });
-    else if (indexed) source = await prepareLast(opts);
-    else source = await prepareAnalysis(opts);
+    source = await prepareSource({ ...analyzeOptions, onFile, onJournals: (files: readonly JournalFile[]) => refuseOutputOntoJournal(outputs, files) });
   } finally {
     progress?.finish();
   }

@@ -255,6 +255,11 @@ async function runPool(
   /** Workers that have exited already (failed): there is nothing to stop, nor an exit to wait for. */
   const exited = new Set<Worker>();
   let givenBack = 0;
+  /** The first error of recording a worker's answer (the caller's onFile threw): the scan stops with it. */
+  let failed: { error: unknown } | undefined;
+  const throwIfFailed = () => {
+    if (failed) throw failed.error;
+  };
   let wake: (() => void) | null = null;
   const signal = () => {
     wake?.();
@@ -279,11 +284,16 @@ async function runPool(
     }
     workers.push(w);
     w.on('message', (msg: WorkerResponse) => {
+      if (failed) return; // the scan has stopped: answers still coming are not wanted
       // Workers send events without their file name; it is the same string for the whole file.
       for (const out of msg.results) for (const e of out.events) e.file = files[e.fileIndex].display;
       inFlight.get(w)?.shift(); // a worker answers its jobs in order
-      record(msg);
-      feed(w);
+      try {
+        record(msg);
+        feed(w);
+      } catch (error) {
+        failed = { error }; // thrown here it would be an uncaught exception, and the scan would never end
+      }
       signal();
     });
     const fail = () => {
@@ -301,17 +311,26 @@ async function runPool(
     feed(w);
   }
   const here = new HereScanner(mode, record, true, perFile); // workers' files count when done
-  for (;;) {
-    const group = queue.shift();
-    if (group) {
-      await here.take(group); // yields: finished workers report and take more
-      continue;
+  try {
+    for (;;) {
+      throwIfFailed();
+      const group = queue.shift();
+      if (group) {
+        await here.take(group); // yields: finished workers report and take more
+        continue;
+      }
+      await here.drain();
+      throwIfFailed();
+      if (!busy()) break;
+      await new Promise<void>((r) => (wake = r));
     }
-    await here.drain();
-    if (!busy()) break;
-    await new Promise<void>((r) => (wake = r));
+  } catch (error) {
+    failed ??= { error }; // thrown by this thread's share: the workers' answers are not recorded either
+    throw error;
+  } finally {
+    // Also when the scan failed: a worker left running keeps the caller's process alive for ever.
+    await Promise.all(workers.filter((w) => !exited.has(w)).map(stopWorker));
   }
-  await Promise.all(workers.filter((w) => !exited.has(w)).map(stopWorker));
   return givenBack;
 }
 

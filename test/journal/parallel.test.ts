@@ -195,6 +195,32 @@ describe('scanJournalsParallel', () => {
     }
   }, 15_000);
 
+  it('stops with the error of an onFile that throws: its workers end, and nothing is recorded after it', async () => {
+    const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+    const post = Worker.prototype.postMessage;
+    const workers = new Set<InstanceType<typeof Worker>>();
+    const postMessage = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: InstanceType<typeof Worker>, msg: unknown, transfer?: readonly Transferable[]) {
+      workers.add(this);
+      post.call(this, msg, transfer as never);
+    });
+    try {
+      const files = await discoverJournals([dir], ROOT);
+      let calls = 0;
+      const onFile = () => {
+        calls++;
+        throw new Error('stop reading'); // a caller's way to give up: there is no signal option
+      };
+      await expect(scanJournalsParallel(files, { jobs: 2, minParallelBytes: 0, onFile })).rejects.toThrow('stop reading');
+      expect(workers.size).toBe(1);
+      // A worker left running would keep the process alive (and throw from its answers later). An ended one's threadId is -1.
+      for (let waited = 0; waited < 5000 && [...workers].some((w) => w.threadId !== -1); waited += 50) await new Promise((r) => setTimeout(r, 50));
+      expect([...workers].map((w) => w.threadId)).toEqual([-1]);
+      expect(calls).toBe(1);
+    } finally {
+      postMessage.mockRestore();
+    }
+  }, 15_000);
+
   it('reports progress once per file, ending at the total', async () => {
     const files = await discoverJournals([dir], ROOT);
     const calls: [number, number, number][] = [];

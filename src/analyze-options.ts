@@ -19,6 +19,10 @@ export function validateAnalyzeOptions(options: AnalyzeOptions): void {
   if (Array.isArray(options.sessions) && options.sessions.length === 0 && !options.stdin) {
     throw new InputError('sessions is an empty list: name at least one folder, file or glob (leave sessions out to read the default root)');
   }
+  // A caller without types: these would fail deep inside with a TypeError naming no option, or (rules: 'x') name the wrong one.
+  if (options.target !== undefined && typeof options.target !== 'string') throw new InputError(`target must be a string (a delegation id, prefix, parent run or session, or last), not ${shown(options.target)}`);
+  if (options.rules != null && (typeof options.rules !== 'object' || Array.isArray(options.rules))) throw new InputError(`rules must be an object of check ids and levels, such as { 'late-result': 'off' }, not ${shown(options.rules)}`);
+  if (options.stdin && typeof (options.stdin as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] !== 'function') throw new InputError('stdin must be a readable stream (process.stdin, fs.createReadStream(…))');
   // As the CLI refuses it: `analyze({ target: process.env.ID })` with ID set but blank must not report the newest delegation instead.
   if (typeof options.target === 'string' && options.target.trim() === '') throw new InputError('the target is empty (an unset variable?): name a delegation id, prefix, parent run or session, or last for the newest');
   const known = new Set([...CHECK_META_BY_ID.keys(), ...(options.extraChecks ?? []).map((c) => c.meta.id)]);

@@ -39,6 +39,7 @@ export interface AnalyzeOptions {
   extraChecks?: readonly Check[];
   /** Extra Limits lines for a delegation's block (e.g. what a contract could not check). */
   extraLimits?: (d: Delegation) => string[];
+  /** Progress as files are read; an error it throws stops the run and is rethrown (a way to give up early). */
   onFile?: (done: number, total: number, bytes: number) => void;
   /** Alternative scanner; by default large inputs are read on worker threads (see `jobs`). */
   scan?: (files: JournalFile[]) => Promise<ScanResult>;
@@ -526,6 +527,13 @@ export async function newestRecentFirst(options: AnalyzeOptions, count: number, 
   return { newest, read: r.read, files: r.total, since: r.newestStart, limits: assembler.tail().limits };
 }
 
+/** What streamAll would otherwise drop without a word, and what to use instead. */
+const STREAM_ALL_REFUSES: readonly (readonly ['target' | 'stdin' | 'scan', string])[] = [
+  ['target', 'analyze({ target }) reports some'],
+  ['stdin', 'analyze({ stdin, all: true }) reads a stream'],
+  ['scan', 'analyze({ scan, all: true }) takes another scanner'],
+];
+
 /** A whole-tree report delivered one delegation at a time (see streamAll). */
 export interface StreamedReport {
   head: Pick<TraceReport, 'schemaVersion' | 'tool' | 'target'>;
@@ -544,6 +552,10 @@ export interface StreamedReport {
  * follows the largest group of linked delegations instead of the tree (docs/performance.md).
  */
 export async function streamAll(options: Omit<AnalyzeOptions, 'all' | 'target' | 'stdin' | 'scan' | 'recentFirst'> = {}): Promise<StreamedReport> {
+  // Options it cannot honour, passed in an AnalyzeOptions object: dropped, they would report another tree or other delegations.
+  for (const [key, instead] of STREAM_ALL_REFUSES) {
+    if ((options as AnalyzeOptions)[key] !== undefined) throw new InputError(`streamAll does not take ${key}: it reads every delegation of a sessions tree (${instead})`);
+  }
   const all: AnalyzeOptions = { ...options, all: true };
   const source = await prepareStreamedAll(all);
   const assembler = new ReportAssembler(source.scan, source, all, source);

@@ -1,7 +1,7 @@
 // The library entry as the README's Library section uses it: the CLI's text and exit code from a
 // report, and one clear error for sessions given as a string.
 import { describe, expect, it } from 'vitest';
-import { analyze, exitCodeForFindings, FORMATTERS, formatterFor, InputError, piecesFor } from '../../src/index.js';
+import { analyze, exitCodeForFindings, FORMATTERS, formatterFor, InputError, piecesFor, streamAll } from '../../src/index.js';
 import { FIXTURES, runMain } from '../helpers/cli.js';
 import path from 'node:path';
 
@@ -41,6 +41,35 @@ describe('library', () => {
     }
     const fine = await analyze({ sessions, all: true, rules: { 'late-result': 'off' }, checkOptions: { maxFanout: 4, staleAfterMs: 0 } });
     expect(fine.report.delegations.length).toBeGreaterThan(0);
+  });
+
+  it('names the option a caller without types got wrong, instead of a TypeError from inside (or the wrong rule id)', async () => {
+    const sessions = [path.join(FIXTURES, 'sessions')];
+    const cases: [unknown, string][] = [
+      [{ sessions, target: 123 }, 'target must be a string (a delegation id, prefix, parent run or session, or last), not 123'],
+      [{ sessions, all: true, rules: 'late-result' }, `rules must be an object of check ids and levels, such as { 'late-result': 'off' }, not "late-result"`],
+      [{ sessions, all: true, rules: [] }, `rules must be an object of check ids and levels, such as { 'late-result': 'off' }, not []`],
+      [{ stdin: 'journal.jsonl' }, 'stdin must be a readable stream (process.stdin, fs.createReadStream(…))'],
+    ];
+    for (const [options, message] of cases) {
+      const err = await analyze(options as Parameters<typeof analyze>[0]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as Error).message).toBe(message);
+    }
+  });
+
+  it('streamAll refuses a target, a stream or a scanner it would drop (an AnalyzeOptions object type-checks as its options)', async () => {
+    const sessions = [path.join(FIXTURES, 'sessions')];
+    const reused: Parameters<typeof analyze>[0] = { sessions, target: '7c2d9e14' };
+    const err = await streamAll(reused).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toBe('streamAll does not take target: it reads every delegation of a sessions tree (analyze({ target }) reports some)');
+    for (const key of ['stdin', 'scan'] as const) {
+      const e = await streamAll({ sessions, [key]: {} } as Parameters<typeof streamAll>[0]).catch((x: unknown) => x);
+      expect((e as Error).message, key).toMatch(new RegExp(`^streamAll does not take ${key}: `));
+    }
+    const r = await streamAll({ sessions });
+    expect([...r.delegations].length).toBe(r.tail().summary.delegations);
   });
 
   it('gives html, otlp and chrome-trace in pieces that join to the formatter\'s document, as the README writes them', async () => {

@@ -19,6 +19,14 @@ export interface TimelineEntry {
   line: number;
 }
 
+/** A sync_marker naming a run, in journal order. */
+export interface Marker {
+  action: string;
+  ts: string;
+  file: string;
+  line: number;
+}
+
 export interface AttemptReport {
   runId: string;
   agentId: string | null;
@@ -39,7 +47,7 @@ export interface AttemptReport {
   endMs: number | null;
   /** Started but never settled: drawn as an open-ended bar. */
   open: boolean;
-  markers: { action: string; ts: string; file: string; line: number }[];
+  markers: Marker[];
   nested: string[];
   evidence: Location[];
 }

@@ -1,0 +1,46 @@
+// The package's exported types against docs/json.md and the CLI's JSON: every type the page names
+// (but the `list` rows, which no library function returns) can be imported from 'trace-delegation',
+// and the documents the CLI prints on the fixture trees type-check as a TraceReport, their NDJSON
+// lines as DelegationReports, with no key missing or extra (object literals are checked exactly).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { FIXED_NOW, FIXTURES, ROOT, runMain } from '../helpers/cli.js';
+
+const LIST_ONLY = new Set(['ListReport', 'ListRow']);
+
+it('docs/json.md: every type it names is exported, and the CLI\'s JSON type-checks against them', async () => {
+  const doc = readFileSync(path.join(ROOT, 'docs', 'json.md'), 'utf8');
+  const named = [...new Set([...doc.matchAll(/^#{2,3} .*?`([A-Z]\w*)`/gm)].map((m) => m[1]))].filter((n) => !LIST_ONLY.has(n));
+  expect(named).toEqual(expect.arrayContaining(['TraceReport', 'DelegationReport', 'ChildReport', 'AttemptReport', 'Marker', 'Location', 'TimelineEntry', 'Finding', 'ScanStats']));
+  const lines = [`import type { ${named.join(', ')} } from 'trace-delegation';`, `export type Named = [${named.join(', ')}];`];
+  for (const [i, tree] of ['sessions', 'join', 'hostile', 'formats'].entries()) {
+    const json = await runMain(['--sessions', path.join(FIXTURES, tree), '--all', '--format', 'json', '--now', FIXED_NOW]);
+    expect(json.stderr, tree).toBe('');
+    lines.push(`export const report${i}: TraceReport = ${json.stdout};`);
+    const ndjson = await runMain(['--sessions', path.join(FIXTURES, tree), '--all', '--format', 'ndjson', '--now', FIXED_NOW]);
+    const first = ndjson.stdout.split('\n')[0];
+    expect(first, tree).toMatch(/^\{/);
+    lines.push(`export const line${i}: DelegationReport = ${first};`);
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'json-types-'));
+  try {
+    writeFileSync(path.join(dir, 'reports.mts'), `${lines.join('\n')}\n`);
+    const config = {
+      compilerOptions: {
+        module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true,
+        types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+        paths: { 'trace-delegation': [path.join(ROOT, 'dist', 'index.d.ts')] },
+      },
+      files: [path.join(dir, 'reports.mts')],
+    };
+    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(config));
+    const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);

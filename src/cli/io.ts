@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { SEVERITY_RANK, type Finding, type Severity } from '../checks/types.js';
+import { InputError } from '../journal/discover.js';
 
 /** Everything main() touches of the outside world, so tests can run it in-process. */
 export interface CliIO {
@@ -20,6 +21,8 @@ export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
 /** Exit 1 when any finding of the delegations shown is at or above the fail-on level. */
 export function exitCodeForFindings(delegations: readonly { findings: readonly Finding[] }[], failOn: Severity | 'none'): number {
   if (failOn === 'none') return EXIT.ok;
+  // A level read from the environment (`warn`) would otherwise pass every run: a CI gate that never fails.
+  if (!Object.hasOwn(SEVERITY_RANK, failOn)) throw new InputError(`failOn must be error, warning, info or none, not ${JSON.stringify(failOn)}`);
   const min = SEVERITY_RANK[failOn];
   return delegations.some((d) => d.findings.some((f) => SEVERITY_RANK[f.severity] >= min)) ? EXIT.findings : EXIT.ok;
 }

@@ -58,6 +58,15 @@ describe('library', () => {
     }
   });
 
+  it('exitCodeForFindings refuses a level it does not know (a `warn` from the environment passed every run)', async () => {
+    const { report } = await analyze({ sessions: [path.join(FIXTURES, 'sessions')], all: true });
+    expect(exitCodeForFindings(report.delegations, 'warning')).toBe(1);
+    expect(exitCodeForFindings(report.delegations, 'none')).toBe(0);
+    for (const level of ['warn', 'toString', '']) {
+      expect(() => exitCodeForFindings(report.delegations, level as 'warning'), level).toThrow(new InputError(`failOn must be error, warning, info or none, not ${JSON.stringify(level)}`));
+    }
+  });
+
   it('streamAll refuses a target, a stream or a scanner it would drop (an AnalyzeOptions object type-checks as its options)', async () => {
     const sessions = [path.join(FIXTURES, 'sessions')];
     const reused: Parameters<typeof analyze>[0] = { sessions, target: '7c2d9e14' };

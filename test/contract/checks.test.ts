@@ -289,6 +289,28 @@ describe('contract semantics', () => {
     expect(byId(await report(plan, { text: long }), 'contract-timeout').map((f) => f.message)).toEqual([expect.stringContaining('ran 31s')]);
   });
 
+  it('a run stops at its first completion: a Gen A gate re-completion after the batch is not running time', async () => {
+    const plan = mkPlan([sub('a', 'alpha', [], { timeout: '30s' }), sub('b', 'beta', [], { timeout: '5m' })], 'aggregate', 'continue', 1);
+    const gated = (alphaEnd: number) =>
+      journal(
+        ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'beta'] }),
+        ev.subStarted(T(1), { delegation_id: D, sub_run_id: 'r1', parent_run_id: P, agent_id: 'alpha' }),
+        ev.subStarted(T(1), { delegation_id: D, sub_run_id: 'r2', parent_run_id: P, agent_id: 'beta' }),
+        ev.subCompleted(T(alphaEnd), { delegation_id: D, sub_run_id: 'r1', agent_id: 'alpha', status: 'completed', output_preview: 'ok' }),
+        ev.subCompleted(T(240), { delegation_id: D, sub_run_id: 'r2', agent_id: 'beta', status: 'completed', output_preview: 'beta done' }),
+        // Gen A gates every result after the batch: alpha's rejection comes minutes after it finished.
+        ev.retry(T(241), { delegation_id: D, original_run_id: 'r1', retry_run_id: 'r3', agent_id: 'alpha' }),
+        ev.subCompleted(T(241), { delegation_id: D, sub_run_id: 'r1', agent_id: 'alpha', status: 'verification_failed', error: 'output too short (2 chars, minimum 10)', output_preview: 'ok' }),
+        ev.subStarted(T(242), { delegation_id: D, sub_run_id: 'r3', parent_run_id: P, agent_id: 'alpha', retry_of: 'r1' }),
+        ev.subCompleted(T(250), { delegation_id: D, sub_run_id: 'r3', agent_id: 'alpha', status: 'completed', output_preview: 'alpha done' }),
+        ev.completed(T(251), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 2, succeeded: 2, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'alpha done\n---\nbeta done' }),
+      );
+    // alpha ran 29 s of 30 s, then waited for the gate: within its limit.
+    expect(byId(await report(plan, { text: gated(30) }), 'contract-timeout')).toEqual([]);
+    // 31 s is past it, measured to its own completion, not to the gate's verdict.
+    expect(byId(await report(plan, { text: gated(32) }), 'contract-timeout').map((f) => f.message)).toEqual([expect.stringContaining('(agent alpha, run r1) ran 31s (2025-11-03T10:00:01.000000000+00:00 → 2025-11-03T10:00:32.000000000+00:00)')]);
+  });
+
   it('does not count the time a run spent paused (pause marker to its resume or second start)', async () => {
     const plan = mkPlan([sub('a', 'alpha', [], { timeout: '30s' })]);
     const paused = (resume: string[], end: number) =>

@@ -22,6 +22,14 @@ export function settledBy(run: SubRun) {
   return done.length ? done[done.length - 1] : null;
 }
 
+/**
+ * When a run stopped running: its first terminal completion. A later one re-completes it (Gen A's
+ * gate re-completes a finished run as verification_failed after the whole batch, journal-format §4).
+ */
+export function stoppedBy(run: SubRun) {
+  return terminalCompletions(run)[0] ?? null;
+}
+
 /** The child's first start: when its subtask began. */
 export function childStart(c: Child) {
   return startOf(c.attempts[0]);

@@ -108,6 +108,18 @@ testCheck('failed-in-aggregate', {
         },
       ],
     },
+    {
+      // linter completed with error "" (line 4): the engine's is_success needs error absent, so
+      // succeeded=2 (line 6) counts a failure; the message must say why "completed" did not succeed.
+      fixture: 'trigger-empty-error-counted.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'succeeded=2 but only 1 child had completed without error by the join at 2026-03-10T10:00:20.100000000+00:00: linter (6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d61) completed with error ""',
+          evidenceLines: ['trigger-empty-error-counted.jsonl:6', 'trigger-empty-error-counted.jsonl:4'],
+        },
+      ],
+    },
   ],
   valid: [
     // A cut aggregate's last segment that a completed run's output starts with as well as a failed

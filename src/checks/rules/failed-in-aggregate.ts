@@ -88,7 +88,8 @@ function describeAtJoin(c: Child, join: DelegationCompletedEvent): string {
   const run = c.final;
   const who = `${run.agentId ?? '?'} (${run.runId})`;
   const atJoin = settledAtJoin(run, join);
-  if (atJoin) return `${who} ${atJoin.status}${atJoin.error ? ` with error ${JSON.stringify(clip(atJoin.error))}` : ''}`;
+  // An empty error still fails the engine's is_success (error must be absent): name it, or "completed" reads as a success.
+  if (atJoin) return `${who} ${atJoin.status}${atJoin.error !== null ? ` with error ${JSON.stringify(clip(atJoin.error))}` : ''}`;
   const done = terminalCompletions(run);
   if (done.length) return `${who} was still running (it completed after the join, status ${done[done.length - 1].status})`;
   // No completion at all: still running at the join, or its completion line was lost (writes are best-effort).

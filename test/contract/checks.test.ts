@@ -175,6 +175,16 @@ describe('contract semantics', () => {
     expect(byId(await report(plan, { text: overlapping }), 'contract-dependency-order').map((f) => f.message)).toEqual([expect.stringContaining('subtask "second" (agent worker, run run-b) started at 2025-11-03T10:00:02.000000000+00:00, 8s before its dependency "first" (run run-a)')]);
   });
 
+  it('a dependency that completed with an empty error is named with it (the engine counts it as failed)', async () => {
+    const plan = mkPlan([sub('build', 'builder'), sub('deploy', 'deployer', ['build'])]);
+    const start = ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'sequential', agent_ids: ['builder', 'deployer'] });
+    const built = (error: string | null) => ev.subCompleted(T(10), { delegation_id: D, sub_run_id: 'r1', agent_id: 'builder', status: 'completed', error, output_preview: 'built' });
+    const rest = [...ran('r2', 'deployer', 11, 20), ev.completed(T(21), { delegation_id: D, pattern: 'sequential', total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'partial' })];
+    const text = (error: string | null) => journal(start, ev.subStarted(T(1), { delegation_id: D, sub_run_id: 'r1', parent_run_id: P, agent_id: 'builder' }), built(error), ...rest);
+    expect(byId(await report(plan, { text: text('') }), 'contract-dependency-order').map((f) => f.message)).toEqual([expect.stringContaining('after its dependency "build" (run r1) ended completed with error "": the outputs it depends on were never produced')]);
+    expect(byId(await report(plan, { text: text(null) }), 'contract-dependency-order')).toEqual([]);
+  });
+
   it('an extra run of a named agent is a warning; a dependency that never ran is an error', async () => {
     const plan = mkPlan([sub('a', 'alpha'), sub('b', 'beta', ['c']), sub('c', 'gamma')]);
     const text = journal(ev.started(T(0), { delegation_id: D, parent_run_id: P, pattern: 'fan_out', agent_ids: ['alpha', 'alpha', 'beta'] }), ...ran('r1', 'alpha', 1, 5), ...ran('r2', 'alpha', 1, 6), ...ran('r3', 'beta', 1, 7), ev.completed(T(8), { delegation_id: D, pattern: 'fan_out', total_sub_runs: 3, succeeded: 3, failed: 0, aggregated_status: 'completed' }));

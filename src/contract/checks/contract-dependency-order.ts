@@ -44,7 +44,8 @@ export const contractDependencyOrder: ContractCheck = {
           // Within a millisecond is the writers' inversion (ts is taken before the file lock, journal-format §8.1), as for late-result.
           out.push({ message: `${who(a)} started at ${start.ts}, ${humanDuration(diffMs(done.time, start.time))} before its dependency ${q(depId)} (run ${final.runId}) completed at ${done.ts} ${field}`, evidence: [loc(start), loc(done)], runs });
         } else if (!isSuccess(final)) {
-          out.push({ message: `${who(a)} started at ${start.ts} after its dependency ${q(depId)} (run ${final.runId}) ended ${done.status ?? '?'}${done.error ? ` (${done.error})` : ''}: the outputs it depends on were never produced ${field}`, evidence: [loc(done), loc(start)], runs, severity: 'warning' });
+          // A completed run with an error (even "") failed is_success: name the error, or "ended completed" reads as a success.
+          out.push({ message: `${who(a)} started at ${start.ts} after its dependency ${q(depId)} (run ${final.runId}) ended ${done.status ?? '?'}${done.error === null ? '' : done.status === 'completed' || done.error === '' ? ` with error ${JSON.stringify(done.error)}` : ` (${done.error})`}: the outputs it depends on were never produced ${field}`, evidence: [loc(done), loc(start)], runs, severity: 'warning' });
         }
       }
     }

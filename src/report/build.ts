@@ -1,6 +1,6 @@
 import type { Finding } from '../checks/types.js';
 import { instantToIso } from '../journal/time.js';
-import type { FileStats, Instant, JournalEvent } from '../journal/types.js';
+import type { DelegationCompletedEvent, FileStats, Instant, JournalEvent } from '../journal/types.js';
 import { finalCompletion, isUnknownStatus, settlesRun, type Delegation, type SubRun } from '../model/delegation.js';
 import { everyExpectedChildStarted, hasSubRunEvents, journalsRepeating, loc } from '../model/evidence.js';
 import { expectationFor } from '../model/expected.js';
@@ -167,6 +167,8 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
     if (e.type === 'delegation_retry' && e.attempt === null)
       out.push(`The delegation_retry at ${e.file}:${e.line} has no attempt number; the timeline shows ${PROJECTED_ATTEMPT}, the CLI projection's default, and retry-attempt-gap does not judge it.`);
   }
+  const join = d.completed;
+  if (join) for (const l of unreadableJoinFields(join)) out.push(l);
   const untimed = d.events.filter((e) => !e.time).length;
   if (untimed > 0) out.push(`${untimed} ${untimed === 1 ? 'event has' : 'events have'} a timestamp that does not parse; ordered by file position.`);
   for (const f of d.files) {
@@ -177,6 +179,22 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   // Lines of its own that another journal repeated were read once, from its file: the note names the repeating one.
   for (const st of journalsRepeating(d, files)) out.push(duplicateLimit(st));
   for (const l of extra) out.push(l);
+  return out;
+}
+
+/** What the engine always writes on delegation_completed (journal-format §2.5, §3.3). */
+const AGGREGATED_STATUSES = new Set(['completed', 'partial', 'failed', 'unfinished']);
+
+/** Totals or a status the checks could not read: without this line their silence would read as agreement. */
+function unreadableJoinFields(c: DelegationCompletedEvent): string[] {
+  const at = `${c.file}:${c.line}`;
+  const out: string[] = [];
+  const counts = (['total_sub_runs', 'succeeded', 'failed'] as const).filter((k) => (k === 'total_sub_runs' ? c.totalSubRuns : c[k]) === null);
+  if (counts.length > 0)
+    out.push(`The delegation_completed at ${at} has ${counts.join(', ')} missing or not an integer (the engine writes integers): the checks that compare ${counts.length === 1 ? 'it' : 'them'} with the children could not.`);
+  if (c.aggregatedStatus === null) out.push(`The delegation_completed at ${at} has no aggregated_status string: status-mismatch could not judge it.`);
+  else if (!AGGREGATED_STATUSES.has(c.aggregatedStatus))
+    out.push(`The delegation_completed at ${at} has aggregated_status ${JSON.stringify(c.aggregatedStatus)}, none the engine writes (completed, partial, failed, unfinished): status-mismatch could not judge it.`);
   return out;
 }
 

@@ -165,7 +165,7 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   }
   for (const e of d.events) {
     if (e.type === 'delegation_retry' && e.attempt === null)
-      out.push(`The delegation_retry at ${e.file}:${e.line} has no attempt number; the timeline shows ${PROJECTED_ATTEMPT}, the CLI projection's default, and retry-attempt-gap does not judge it.`);
+      out.push(`The delegation_retry at ${e.file}:${e.line} has no attempt number (missing or not an integer); the timeline shows ${PROJECTED_ATTEMPT}, the CLI projection's default, and retry-attempt-gap does not judge it.`);
   }
   const join = d.completed;
   if (join) for (const l of unreadableJoinFields(join)) out.push(l);

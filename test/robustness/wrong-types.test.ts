@@ -72,8 +72,13 @@ describe('values of the wrong JSON type', () => {
     // A missing attempt shows as the CLI projection's default (journal-format.md §4), and Limits says so.
     const retry = d.timeline.find((t) => t.text.startsWith('retry:'))!;
     expect(retry.text).toBe('retry: run-a -> run-a2 attempt=2 reason=?');
-    expect(d.limits).toContain(`The delegation_retry at ${retry.file}:${retry.line} has no attempt number; the timeline shows 2, the CLI projection's default, and retry-attempt-gap does not judge it.`);
+    expect(d.limits).toContain(`The delegation_retry at ${retry.file}:${retry.line} has no attempt number (missing or not an integer); the timeline shows 2, the CLI projection's default, and retry-attempt-gap does not judge it.`);
     expect(d.timeline.find((t) => t.line === 10)).toMatchObject({ ts: '', time: null });
+    // The join's totals and status are of the wrong types: the checks that compare them could not.
+    expect(d.limits.filter((l: string) => l.startsWith('The delegation_completed'))).toEqual([
+      expect.stringContaining('has total_sub_runs, succeeded, failed missing or not an integer'),
+      expect.stringContaining('has no aggregated_status string: status-mismatch could not judge it.'),
+    ]);
   });
 });
 

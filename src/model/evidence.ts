@@ -173,7 +173,11 @@ export function journalsRepeating(d: Delegation, files: Map<string, FileStats>):
 export function newestActivity(d: Delegation, journals: Iterable<FileStats>): { time: Instant; at: Location } | null {
   const lastEvent = newestEvent(d);
   let newest: { time: Instant; at: Location } | null = lastEvent ? { time: lastEvent.time!, at: loc(lastEvent) } : null;
+  // Gen A's shared delegation.jsonl is written by every session: with a session file of its own,
+  // another session's recent line there says nothing about this one (its own lines count above).
+  const ownSession = d.files.some((f) => !isTrackerJournal(f));
   for (const st of journals) {
+    if (ownSession && isTrackerJournal(st.file)) continue;
     const shown = newestTimeIn(st);
     if (shown && (!newest || compareInstants(shown.time, newest.time) > 0)) newest = { time: shown.time, at: { file: st.file, line: shown.line } };
   }

@@ -82,6 +82,31 @@ testCheck('delegation-incomplete', {
       ],
     },
     {
+      // The same, with d31's lines in the shared delegation.jsonl a minute before the pinned now:
+      // another session's recent write there does not make d30 (its session file silent since 2026) still running.
+      fixture: 'trigger-crashed-gen-a-shared-file-recent',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd30',
+          messageIncludes: "no delegation_completed: crashed (its session's files end with its events; ",
+          evidenceLines: ['delegation.jsonl:1', 'sess-30.jsonl:1'],
+        },
+      ],
+    },
+    {
+      // The look-alike: d30's own session file goes on 3 minutes before the pinned now: still running.
+      fixture: 'trigger-still-running-gen-a-own-session-recent',
+      findings: [
+        {
+          severity: 'warning',
+          delegation: 'd30',
+          messageIncludes: 'no delegation_completed: still running (the newest line in its files is 180s old)',
+          evidenceLines: ['delegation.jsonl:1', 'sess-30.jsonl:2'],
+        },
+      ],
+    },
+    {
       // fork tester×2 in the v1 layout, newest line 4 minutes before the pinned now.
       fixture: 'trigger-still-running',
       findings: [

@@ -169,6 +169,8 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   }
   const join = d.completed;
   if (join) for (const l of unreadableJoinFields(join)) out.push(l);
+  if (d.started && d.started.agentCount === null)
+    out.push(`The delegation_started at ${d.started.file}:${d.started.line} has agent_count missing or not an integer (the engine writes one): agent-set-mismatch could not compare it with agent_ids.`);
   const untimed = d.events.filter((e) => !e.time).length;
   if (untimed > 0) out.push(`${untimed} ${untimed === 1 ? 'event has' : 'events have'} a timestamp that does not parse; ordered by file position.`);
   for (const f of d.files) {

@@ -16,7 +16,7 @@ const limitsOf = async (join: Record<string, unknown>) => {
   );
   const r = await runBin(['--stdin', '--all', '--format', 'json', '--fail-on', 'none', '--now', '2030-01-01T00:00:00Z'], { input });
   const [d] = (JSON.parse(r.stdout) as { delegations: { limits: string[]; findings: { id: string }[] }[] }).delegations;
-  return { limits: d.limits.filter((l) => l.startsWith('The delegation_completed')), findings: d.findings.map((f) => f.id) };
+  return { limits: d.limits.filter((l) => l.startsWith('The delegation_')), findings: d.findings.map((f) => f.id) };
 };
 
 describe('Limits: delegation_completed fields the checks could not read', () => {
@@ -29,6 +29,18 @@ describe('Limits: delegation_completed fields the checks could not read', () => 
   it('an aggregated_status the engine never writes ("Partial") is named', async () => {
     const r = await limitsOf({ total_sub_runs: 2, succeeded: 1, failed: 1, aggregated_status: 'Partial' });
     expect(r.limits).toEqual([expect.stringContaining('has aggregated_status "Partial", none the engine writes (completed, partial, failed, unfinished): status-mismatch could not judge it.')]);
+  });
+
+  it('an agent_count given as a string is named too', async () => {
+    const input = journal(
+      ev.started('2026-03-10T10:00:00Z', { delegation_id: D, parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['a'], agent_count: '1' } as never),
+      ev.subStarted('2026-03-10T10:00:01Z', { delegation_id: D, sub_run_id: 'ra', parent_run_id: 'p', agent_id: 'a' }),
+      ev.subCompleted('2026-03-10T10:00:02Z', { delegation_id: D, sub_run_id: 'ra', agent_id: 'a', status: 'completed', output_preview: 'a done' }),
+      ev.completed('2026-03-10T10:00:03Z', { delegation_id: D, pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: 'a done' }),
+    );
+    const r = await runBin(['--stdin', '--all', '--format', 'json', '--fail-on', 'none', '--now', '2030-01-01T00:00:00Z'], { input });
+    const [d] = (JSON.parse(r.stdout) as { delegations: { limits: string[] }[] }).delegations;
+    expect(d.limits.filter((l) => l.startsWith('The delegation_'))).toEqual([expect.stringMatching(/^The delegation_started at .*:1 has agent_count missing or not an integer \(the engine writes one\): agent-set-mismatch could not compare it with agent_ids\.$/)]);
   });
 
   it('integer totals and a known status: no such line (the look-alike)', async () => {

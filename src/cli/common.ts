@@ -13,12 +13,12 @@ export const DEMO_SESSIONS = fileURLToPath(new URL('../../fixtures/sessions', im
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-/** Options shared by every command that scans journals. */
-export function addScanOptions(cmd: Command): Command {
+/** Options shared by every command that scans journals; `hasTarget` is false for list, which takes no target (`list -` is refused). */
+export function addScanOptions(cmd: Command, hasTarget = true): Command {
   return addAnalysisOptions(
     cmd
       .option('--sessions <dir|file|glob>', 'journal root, file or glob (repeatable; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions)', collect)
-      .option('--stdin', 'read one journal from standard input, plain or gzip (same as target -)')
+      .option('--stdin', `read one journal from standard input, plain or gzip${hasTarget ? ' (same as target -)' : ''}`)
       .option('--demo', 'read the bundled demo journals (fixtures/sessions) instead of ~/.astra/sessions'),
   ).option('--fail-on <severity>', 'exit 1 when a finding is at or above: error|warning|info|none (default error)', undefined);
 }

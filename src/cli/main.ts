@@ -59,7 +59,7 @@ function buildProgram(io: CliIO, result: { code: number }): Command {
       result.code = await runReport(target, flags, io, contract);
     });
 
-  addScanOptions(program.command('list').description('table of recent delegations, newest first (exit 1 when one shown has a finding at or above --fail-on)'))
+  addScanOptions(program.command('list').description('table of recent delegations, newest first (exit 1 when one shown has a finding at or above --fail-on)'), false)
     .option('--limit <n>', 'how many delegations (default 20)')
     .option('--events', 'print the event listing: ts | type | delegation id prefix | run id | file:line')
     .option('-f, --format <name>', 'text (a table; delegation ids cut, and a cut one works as a target) or json (whole ids, for jq)', 'text')

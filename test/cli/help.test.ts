@@ -16,6 +16,17 @@ describe('--help', () => {
     expect(r.stdout).not.toContain('"20"');
   });
 
+  it("says --stdin is target - only where there is a target: list has none (list - is refused)", async () => {
+    const main = await runMain(['--help']);
+    expect(main.stdout.replace(/\s+/g, ' ')).toContain('--stdin read one journal from standard input, plain or gzip (same as target -)');
+    const list = await runMain(['list', '--help']);
+    const line = list.stdout.replace(/\s+/g, ' ');
+    expect(line).toContain('--stdin read one journal from standard input, plain or gzip');
+    expect(line).not.toContain('target -');
+    const dash = await runMain(['list', '-']);
+    expect(dash.code).toBe(2);
+  });
+
   it('documents the exit codes', async () => {
     const r = await runMain(['--help']);
     expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error\n(list too');

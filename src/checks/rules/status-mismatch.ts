@@ -10,7 +10,7 @@ export const statusMismatch: Check = {
     description: 'aggregated_status contradicts the succeeded / failed counts.',
     symptom: 'Wrong aggregate',
     docs: {
-      why: 'The aggregated status is what dashboards and parents branch on. completed with failures, failed with successes or partial without both hides the real outcome.',
+      why: 'The aggregated status is what dashboards and parents branch on. completed with failures, failed with successes or partial without both hides the real outcome. unfinished needs a paused or waiting child: when every started sub-run completed, none is in evidence, and that is a warning.',
       example: '{"type":"delegation_completed",…,"metadata":{"aggregated_status":"completed","failed":1,"succeeded":1,…}}',
       reportLine: '- [error] status-mismatch: aggregated_status completed but failed=1 (j.jsonl:9)',
       fix: 'Check DelegationResult::from_results: completed needs every result successful, partial needs at least one of each, unfinished needs a waiting or paused result.',

@@ -25,6 +25,7 @@ error).
 
 Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error
 (list too: it exits 1 when a delegation it shows has such a finding).
+--follow: 0 when stopped (Ctrl-C, SIGTERM), whatever it reported; 2 usage or input error.
 check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.
 contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,
 2 a plan that cannot be read.`;

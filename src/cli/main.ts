@@ -28,7 +28,7 @@ Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input 
 --follow: 0 when stopped (Ctrl-C, SIGTERM), whatever it reported; 2 usage or input error.
 check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.
 contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,
-2 a plan that cannot be read.`;
+2 a plan that cannot be read, or a usage error.`;
 
 function buildProgram(io: CliIO, result: { code: number }): Command {
   const program = new Command('trace-delegation');

@@ -31,7 +31,7 @@ describe('--help', () => {
     const r = await runMain(['--help']);
     expect(r.stdout).toContain('Exit codes: 0 no finding at or above --fail-on, 1 such findings, 2 usage, input or output error\n(list too');
     expect(r.stdout).toContain('check: 0 every case matches its X.expected.json, 1 a case does not, 2 usage or input error.');
-    expect(r.stdout).toContain('contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,\n2 a plan that cannot be read.');
+    expect(r.stdout).toContain('contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,\n2 a plan that cannot be read, or a usage error.');
     expect(r.stdout).toContain('Environment: ASTRA_SESSIONS_DIR (the default --sessions), TRACE_DELEGATION_NOW (--now)');
     // README and docs/follow.md: a follower stopped by Ctrl-C or SIGTERM exits 0 whatever it reported.
     expect(r.stdout).toContain('--follow: 0 when stopped (Ctrl-C, SIGTERM), whatever it reported; 2 usage or input error.');

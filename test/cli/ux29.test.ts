@@ -28,7 +28,7 @@ describe('a missing required argument', () => {
 describe('--help agrees with the README', () => {
   it("gives contract validate's exit code 0 as no finding at or above --fail-on, as it behaves", async () => {
     const help = await runMain(['--help']);
-    expect(help.stdout).toContain('contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,\n2 a plan that cannot be read.');
+    expect(help.stdout).toContain('contract validate: 0 no finding at or above --fail-on (by default: a valid plan), 1 such findings,\n2 a plan that cannot be read, or a usage error.');
     // A valid plan with warnings exits 1 under --fail-on warning: "0 a valid plan" was not the rule.
     const plan = 'fixtures/contracts/plans/data-pipeline.yaml';
     const strict = await runMain(['contract', 'validate', plan, '--fail-on', 'warning']);

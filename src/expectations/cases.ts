@@ -211,12 +211,13 @@ export function discoverCases(args: string[], cwd: string, allowNew = false, unr
       // A folder not listed may hold cases: it is not recorded as one empty case.
       const blind = strays.unreadable.length > 0;
       unreadable.push(...strays.unreadable);
-      if (allowNew && !under.length && !(blind && !strays.uncovered.length) && strays.uncovered.every((j) => readsFolder(abs, path.dirname(j)))) under.push(toCase(abs, cwd));
+      const asOneCase = !under.length && !(blind && !strays.uncovered.length) && strays.uncovered.every((j) => readsFolder(abs, path.dirname(j)));
+      if (allowNew && asOneCase) under.push(toCase(abs, cwd));
       else if (allowNew) for (const j of strays.uncovered) under.push(toCase(j, cwd));
       // An orphaned expectations file first: --update (the other hint) would refuse it too.
       if (strays.orphans.length) throw new InputError(`${plural(strays.orphans.length, 'expectations file has', 'expectations files have')} no journal or folder beside ${strays.orphans.length === 1 ? 'it' : 'them'} under ${arg}: ${named(strays.orphans, cwd)}; restore the journal, or delete the expectations file`);
       if (!under.length && !strays.uncovered.length && !blind) throw new InputError(`no checkable cases under ${arg}: a case is a *.jsonl or *.jsonl.gz file, or a session folder, with an X.expected.json file beside it (check --update ${arg} records the folder as one case)`);
-      if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}${otherFormatNote(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings`);
+      if (strays.uncovered.length && !allowNew) throw new InputError(`${plural(strays.uncovered.length, 'journal has', 'journals have')} no expectations under ${arg}: ${named(strays.uncovered, cwd)}${otherFormatNote(strays.uncovered, cwd)}; write X.expected.json beside each, or run check --update ${arg} to record their current findings${asOneCase ? ` (it records the folder as one case, ${display(abs + EXPECTED_SUFFIX, cwd)})` : ''}`);
       for (const c of under) found.set(c.target, c);
     } else if (hasExpectations || (allowNew && isJournalName(abs))) {
       found.set(abs, toCase(abs, cwd));

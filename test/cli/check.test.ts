@@ -90,6 +90,18 @@ describe('check', () => {
     }
   });
 
+  it('says when --update would record a folder with no case as one case, and it does', async () => {
+    // "Beside each" alone read as if --update wrote one file per journal.
+    const j = path.join(dir, 'j');
+    mkdirSync(j);
+    cpSync(path.join(dir, CASE), path.join(j, 'late.jsonl'));
+    let r = await runMain(['check', 'j'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('trace-delegation: 1 journal has no expectations under j: j/late.jsonl; write X.expected.json beside each, or run check --update j to record their current findings (it records the folder as one case, j.expected.json)\n');
+    r = await runMain(['check', '--update', 'j'], { cwd: dir, env: { CI: '' } });
+    expect(r.stdout).toContain('CREATED j.expected.json');
+  });
+
   it('names a journal in a subfolder that no case reads, and --update makes it a case of its own', async () => {
     // A session-folder case reads its folder and v1/users/*/sessions only: a journal elsewhere
     // under it, or under a folder with no case at all, is in no case.

@@ -1102,9 +1102,9 @@ class Follower {
     this.print(rendered.text); // a notice, not its report: that comes with its completion
   }
 
-  /** The newest of d's events and of the times its sessions' journals show (epoch ms). */
+  /** The newest of d's events and of the times its sessions' journals show (epoch ms), a torn last line's included, as its stale report reads them. */
   private newestActivityMs(d: Delegation): number | null {
-    return newestActivity(d, this.statsOf(this.withSessionSiblings(d.files)))?.time.ms ?? null;
+    return newestActivity(d, this.statsOf(this.withSessionSiblings(d.files), true))?.time.ms ?? null;
   }
 
   /** d's linked group, its checks searching the outputs of the other groups, held or dormant. */
@@ -1159,14 +1159,12 @@ class Follower {
 }
 
 /**
- * A journal's counts with a torn last line counted partial, as the plain command (which reads to
- * the end) counts it: its Limits line then says so. While following, the line waits for its
+ * A journal's counts with a torn last line counted as the plain command (which reads to the end)
+ * counts it: partial (its Limits line then says so) and the newest line (the crashed cause then
+ * names it, as it does for the journal's archive). While following, the line waits for its
  * newline; once its delegation is stale, a line left torn that long is likely the crash's.
  */
-function statsToEnd(scanner: LineScanner): FileStats {
-  const st = scanner.stats;
-  return st.partialLines === 0 && scanner.endsInPartialLine ? { ...st, partialLines: 1 } : st;
-}
+const statsToEnd = (scanner: LineScanner): FileStats => scanner.statsAsFinished();
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;

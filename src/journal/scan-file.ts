@@ -61,6 +61,12 @@ const PREFIX_LEN = TYPE_PREFIX.length;
 const FALLBACK_NEEDLES = ['elegation', 'ync_marker', 'yncMarker', 'ession_end', 'essionEnd'].map((s) => Buffer.from(s));
 /** The last non-blank line's `ts` is looked for in its first bytes only. */
 const LAST_LINE_HEAD = 256;
+
+/** The `ts` a journal's last line starts with (its head), raw and parsed. */
+function lastTsOf(head: string): Pick<FileStats, 'lastTs' | 'lastTime'> {
+  const m = /"ts"\s*:\s*"([^"]{1,64})"/.exec(head);
+  return { lastTs: m ? m[1] : null, lastTime: m ? parseTimestamp(m[1]) : null };
+}
 /**
  * A line still without its newline past this size, that cannot be a kept event by its first
  * bytes (an `llm_round` holding a transcript, say), is no longer collected: only its head and
@@ -254,6 +260,17 @@ export class LineScanner {
     return false;
   }
 
+  /**
+   * The counts finish() would give now, without finishing: a torn last line counted partial and
+   * as the newest line (its number, and the `ts` at its head). Follow mode waits for the newline;
+   * a stale report reads the journal as the plain command does, so an archive of it reads the same.
+   */
+  statsAsFinished(): FileStats {
+    if (!this.endsInPartialLine) return this.stats;
+    const head = this.skipping ? this.skippedHead : Buffer.concat(this.carry, this.carryBytes).toString('utf8', 0, LAST_LINE_HEAD);
+    return { ...this.stats, partialLines: this.stats.partialLines + 1, lastLine: this.lineNo + 1, ...lastTsOf(head) };
+  }
+
   get linesConsumed(): number {
     return this.lineNo;
   }
@@ -416,11 +433,7 @@ export class LineScanner {
     }
     const stats = this.stats;
     stats.lines = this.lineNo;
-    if (this.lastHead !== null) {
-      const m = /"ts"\s*:\s*"([^"]{1,64})"/.exec(this.lastHead);
-      stats.lastTs = m ? m[1] : null;
-      stats.lastTime = m ? parseTimestamp(m[1]) : null;
-    }
+    if (this.lastHead !== null) Object.assign(stats, lastTsOf(this.lastHead));
   }
 
   private line(buf: Buffer, start: number, end: number, partial: boolean): void {

@@ -131,6 +131,28 @@ describe('--follow', () => {
     expect(f.err().match(/is still open/g)).toHaveLength(1);
     const all = spawnSync(process.execPath, [BIN, '--all', '--sessions', dir, '--stale-after', '4s', '--fail-on', 'none'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     expect(all.stdout).toContain(`- ${torn}`);
+    // The cause too: the torn line is the write the crash interrupted, in both.
+    const crashed = (text: string) => text.split('\n').filter((l) => l.includes('crashed ('));
+    expect(crashed(f.out())).toHaveLength(2);
+    expect(crashed(f.out())[0]).toContain('a line cut short follows');
+    expect(crashed(f.out())).toEqual(crashed(all.stdout));
+  });
+
+  it('prints a stale report once when its journal, ending in a torn line, is then archived', async () => {
+    // The archive is read to its end, the torn line counted: the stale report read it so already.
+    const dir = tree();
+    const journalPath = path.join(dir, 's-1.jsonl');
+    writeFileSync(journalPath, journal(started('d-torn'), subStarted('d-torn')));
+    const f = follow(dir, ['--stale-after', '3s']);
+    await f.waitFor(READY, 45_000, 'stderr');
+    appendFileSync(journalPath, `{"type":"llm_round","ts":"${iso(Date.now() + 1000)}","text":"cut`);
+    await f.waitFor(/Delegation Trace: d-torn[\s\S]*Limits:/);
+    writeFileSync(`${journalPath}.gz`, gzipSync(readFileSync(journalPath)));
+    unlinkSync(journalPath);
+    await sleep(2500); // the archive is found and read within a poll or two
+    expect(await f.stop()).toBe(0);
+    expect(f.out().match(/Delegation Trace: d-torn/g)).toHaveLength(1);
+    expect(f.err()).not.toContain('what its report says changed');
   });
 
   it('drops an open delegation whose journal is removed (not archived) before it goes stale: no report citing the deleted file', async () => {

@@ -204,6 +204,8 @@ const ARCHIVES_IN_FLIGHT = 2;
  */
 class HereScanner {
   private readonly archives = new Set<Promise<void>>();
+  /** The first error of an archive's group (its record threw: the caller's onFile), thrown at the next take or drain. */
+  private failed: { error: unknown } | undefined;
 
   constructor(
     private readonly mode: ScanMode,
@@ -214,13 +216,27 @@ class HereScanner {
   ) {}
 
   async take(g: Group): Promise<void> {
+    this.throwIfFailed();
     if (g.files.some((f) => isGzipPath(f.path))) {
-      const p: Promise<void> = scanGroup(g.files, this.mode, this.perFile).then(this.record).finally(() => this.archives.delete(p));
+      // Caught here: an archive left in flight when the scan stops would reject with no one awaiting it (an unhandled rejection ends the process).
+      const p: Promise<void> = scanGroup(g.files, this.mode, this.perFile)
+        .then((r) => (this.failed ? undefined : this.record(r)))
+        .catch((error: unknown) => {
+          this.failed ??= { error };
+        })
+        .finally(() => this.archives.delete(p));
       this.archives.add(p);
       if (this.archives.size >= ARCHIVES_IN_FLIGHT) await Promise.race(this.archives);
+      this.throwIfFailed();
       return;
     }
-    this.record(await scanGroup(g.files, this.mode, this.perFile));
+    const result = await scanGroup(g.files, this.mode, this.perFile);
+    try {
+      this.record(result);
+    } catch (error) {
+      this.failed ??= { error }; // the archives in flight are not recorded after it either
+      throw error;
+    }
     // Archives in flight take their next chunk, workers are answered (a turn of the loop costs
     // ≈ 5 µs: 0.1 s over 20,000 small sessions when nothing was waiting).
     if (this.yieldEachGroup || this.archives.size > 0) await new Promise((r) => setImmediate(r));
@@ -228,6 +244,11 @@ class HereScanner {
 
   async drain(): Promise<void> {
     await Promise.all(this.archives);
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failed) throw this.failed.error;
   }
 }
 

@@ -267,7 +267,8 @@ export class LineScanner {
    */
   statsAsFinished(): FileStats {
     if (!this.endsInPartialLine) return this.stats;
-    const head = this.skipping ? this.skippedHead : Buffer.concat(this.carry, this.carryBytes).toString('utf8', 0, LAST_LINE_HEAD);
+    // Its head only: follow mode asks at every check, and a carried line can be near SKIP_LONG_LINE_AFTER.
+    const head = this.skipping ? this.skippedHead : Buffer.concat(this.carry, Math.min(this.carryBytes, LAST_LINE_HEAD)).toString('utf8');
     return { ...this.stats, partialLines: this.stats.partialLines + 1, lastLine: this.lineNo + 1, ...lastTsOf(head) };
   }
 

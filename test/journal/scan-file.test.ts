@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { isCandidateLine, LineScanner, scanFile, scanStream, SKIP_LONG_LINE_AFTER } from '../../src/journal/scan-file.js';
 import { ev, journal, line } from '../helpers/journal.js';
 
@@ -404,6 +404,28 @@ describe('LineScanner.endsInPartialLine (follow mode, which waits for the newlin
         }
       }
     }
+  });
+
+  it('statsAsFinished gives the counts finish() gives, copying only the head of a long carried line', () => {
+    const whole = `${ev.started('2025-01-01T00:00:00Z', { delegation_id: 'd', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['coder'] })}\n`;
+    // A kept event's line, long and not yet ended (an output preview being written): it stays carried in full.
+    const torn = `{"type":"delegation_sub_run_completed","ts":"2025-01-01T00:00:09Z","metadata":{"output_preview":"${'z'.repeat(SKIP_LONG_LINE_AFTER - 200)}`;
+    const s = new LineScanner({ display: 'j.jsonl', fileIndex: 0 });
+    const bytes = Buffer.from(whole + torn);
+    for (let i = 0; i < bytes.length; i += 1 << 16) s.push(bytes.subarray(i, i + (1 << 16)));
+    const concat = vi.spyOn(Buffer, 'concat');
+    let asFinished;
+    try {
+      asFinished = s.statsAsFinished();
+      // Follow mode asks this of every open delegation's journals at each check: not a copy of the whole line each time.
+      expect(Math.max(0, ...concat.mock.calls.map(([list, length]) => length ?? list.reduce((n, b) => n + b.length, 0)))).toBeLessThanOrEqual(256);
+    } finally {
+      concat.mockRestore();
+    }
+    s.finish();
+    const pick = ({ partialLines, lastLine, lastTs, lastTime }: typeof s.stats) => ({ partialLines, lastLine, lastTs, lastTime });
+    expect(pick(asFinished)).toEqual(pick(s.stats));
+    expect(asFinished.lastTs).toBe('2025-01-01T00:00:09Z');
   });
 
   it('counts a long torn line it only skims', () => {

@@ -196,9 +196,19 @@ function joinContested(d: Delegation, sameId: readonly Delegation[]): boolean {
   return sameId.some((o) => o !== d && o.completions.length === 0 && o.started?.time != null && compareInstants(o.started.time, join) <= 0);
 }
 
-/** mayHaveUnreadStart, or a join contested by another open use of its id among `delegations`. */
-function rowMayMislead(d: Delegation, delegations: readonly Delegation[]): boolean {
-  return mayHaveUnreadStart(d) || joinContested(d, delegations.filter((o) => o.id === d.id));
+/** Whether any of `rows` mayHaveUnreadStart, or has a join contested by another open use of its id among `delegations`. */
+function rowsMayMislead(rows: readonly Delegation[], delegations: readonly Delegation[]): boolean {
+  if (rows.some(mayHaveUnreadStart)) return true;
+  // Each row's uses gathered in one pass: `list --limit N` has N rows, not a pass over the tree per row.
+  const ids = new Set(rows.map((d) => d.id));
+  const sameId = new Map<string, Delegation[]>();
+  for (const o of delegations) {
+    if (!ids.has(o.id)) continue;
+    const list = sameId.get(o.id);
+    if (list) list.push(o);
+    else sameId.set(o.id, [o]);
+  }
+  return rows.some((d) => joinContested(d, sameId.get(d.id) ?? []));
 }
 
 /** Every delegation_completed of d says the same (status, totals, preview, pattern): one join written twice. */
@@ -215,7 +225,7 @@ function sameCompletions(d: Delegation): boolean {
  * delegation whose start was not read (its file's mtime was set back, so it looked old).
  */
 function subsetMayMislead(prepared: Pick<PreparedAnalysis, 'selected' | 'delegations'>): boolean {
-  if (prepared.selected.some((d) => rowMayMislead(d, prepared.delegations))) return true;
+  if (rowsMayMislead(prepared.selected, prepared.delegations)) return true;
   // An earlier use split off a selected delegation's id (its start may be in a file not read) numbers that id's keys.
   if (prepared.delegations.some((d) => d.earlierUse && prepared.selected.some((s) => s.id === d.id))) return true;
   let newest = Number.NEGATIVE_INFINITY;
@@ -521,7 +531,7 @@ export async function newestRecentFirst(options: AnalyzeOptions, count: number, 
   const delegations = groupDelegations(r.scan.events).sort(delegationOrder);
   const rows = delegations.slice(-count);
   // Fewer than asked (a start journaled twice counts once), or a row that may hold an older same-id delegation's events or join.
-  if (rows.length < count || rows.some((d) => rowMayMislead(d, delegations))) return null;
+  if (rows.length < count || rowsMayMislead(rows, delegations)) return null;
   const assembler = new ReportAssembler(r.scan, { kind: 'all' }, options, { notes });
   const newest = rows.map((d) => assembler.delegationReport(d, delegations));
   return { newest, read: r.read, files: r.total, since: r.newestStart, limits: assembler.tail().limits };

@@ -55,8 +55,11 @@ function whatItSays(d: DelegationReport): DelegationReport {
   const aboutFile = (l: string) => /^.*?\.jsonl(?:\.gz)?: /.test(l);
   // A use printed before its id was used again is not printed again for this line alone (a rewrite or an archive re-reads it).
   const reused = (l: string) => l.startsWith('delegation id reused');
-  return { ...d, limits: d.limits.filter((l) => !aboutFile(l) && !reused(l)), findings: d.findings.map((f) => ({ ...f, message: withoutMovingParts(f.message) })) };
+  return { ...d, limits: d.limits.filter((l) => !aboutFile(l) && !reused(l)).map(withoutEventLocations), findings: d.findings.map((f) => ({ ...f, message: withoutMovingParts(f.message) })) };
 }
+
+/** An event's `file:line` in a Limits line (`The delegation_completed at s.jsonl:9 has …`): it moves when its journal is archived. */
+const withoutEventLocations = (line: string): string => line.replace(/\S*\.jsonl(?:\.gz)?:\d+/g, '<journal>:#');
 
 /**
  * `goes on to line 7`, `to line 7,`, `is 243s old`, `is 5s in the future`, and the journal a cause

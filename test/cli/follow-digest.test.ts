@@ -36,6 +36,14 @@ describe('reportDigest', () => {
     expect(reportDigest(moved(r))).toBe(reportDigest(r));
   });
 
+  it('ignores the journal line a Limits line about an event names (an archived or rewritten journal moves it)', () => {
+    const r = report();
+    const other = moved(r);
+    r.delegations[0].limits.push('The delegation_completed at nested-retry.jsonl:6 has succeeded missing or not an integer (the engine writes integers): the checks that compare it with the children could not.');
+    other.delegations[0].limits.push('The delegation_completed at elsewhere/nested-retry.jsonl.gz:13 has succeeded missing or not an integer (the engine writes integers): the checks that compare it with the children could not.');
+    expect(reportDigest(other)).toBe(reportDigest(r));
+  });
+
   it.each([
     ['a timeline line', (d: TraceReport['delegations'][0]) => (d.timeline[1].text += ' ')],
     ['a status', (d: TraceReport['delegations'][0]) => (d.children[0].finalStatus = 'failed')],

@@ -168,9 +168,12 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
   const earlierRuns = new Set<string>();
   const joinsBefore = earlyJoins(events, byId);
   // Runs with a journaled start: a completion of any other run has no start to place it by.
-  const startedRuns = new Set<string>();
-  for (const e of events) if (e.type === 'delegation_sub_run_started') startedRuns.add(runKey(e.delegationId, e.subRunId));
-  const neverStarted = (id: string) => (run: string) => !startedRuns.has(runKey(id, run));
+  // Gathered only when a completion well before its id's start asks (rare): not a key per run of every scan.
+  let startedRuns: Set<string> | undefined;
+  const neverStarted: RunNeverStarted = (id, run) => {
+    startedRuns ??= new Set(events.flatMap((s) => (s.type === 'delegation_sub_run_started' ? [runKey(s.delegationId, s.subRunId)] : [])));
+    return !startedRuns.has(runKey(id, run));
+  };
   for (let at = 0; at < events.length; at++) {
     const e = events[at];
     if (e.type === 'delegation_started' || e.type === 'sync_marker' || e.type === 'session_end') continue;
@@ -187,8 +190,8 @@ export function groupDelegations(allEvents: JournalEvent[]): Delegation[] {
     // start and keyed after the started uses; for one started once, also found by a join before its start.
     const many = list.length > 1;
     const ofEarlierUse = many
-      ? ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)), neverStarted(e.delegationId))
-      : opensEarlierUse(list[0], e) || lostRunCompletion(list[0], e, neverStarted(e.delegationId)) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'));
+      ? ofEarlierUseOfReusedId(list, e, earlierUses.has(e.delegationId), (run) => earlierRuns.has(runKey(e.delegationId, run)), neverStarted)
+      : opensEarlierUse(list[0], e) || lostRunCompletion(list[0], e, neverStarted) || (beforeEarlyJoin && (e.type === 'delegation_sub_run_started' || e.type === 'delegation_completed'));
     if (many && !ofEarlierUse) owners.attach(list, owners.pick(list, e), e);
     else if (ofEarlierUse) {
       let use = earlierUses.get(e.delegationId);
@@ -251,9 +254,13 @@ function opensEarlierUse(d: Delegation, e: DelegationEvent): boolean {
  * d, and the engine journals a use's start first, so it is an earlier use's whose start lines
  * were lost (folded into d, list and last, reading recent files, showed d without it).
  */
-function lostRunCompletion(d: Delegation, e: DelegationEvent, neverStarted: (runId: string) => boolean): boolean {
-  return e.type === 'delegation_sub_run_completed' && neverStarted(e.subRunId) && startedWellAfter(d, e);
+function lostRunCompletion(d: Delegation, e: DelegationEvent, neverStarted: RunNeverStarted): boolean {
+  // The time first: it is two numbers; the start lookup is a key per completion.
+  return e.type === 'delegation_sub_run_completed' && startedWellAfter(d, e) && neverStarted(e.delegationId, e.subRunId);
 }
+
+/** Whether no delegation_sub_run_started of that id and run is journaled. */
+type RunNeverStarted = (delegationId: string, runId: string) => boolean;
 
 /**
  * For an id started several times: whether e is an earlier use's whose start was lost, judged
@@ -262,7 +269,7 @@ function lostRunCompletion(d: Delegation, e: DelegationEvent, neverStarted: (run
  * were folded into the first start (foreign parent, totals, time order), and only while the
  * later start was in the tree: `list`, reading the recent files, disagreed with `--all`.
  */
-function ofEarlierUseOfReusedId(list: readonly Delegation[], e: DelegationEvent, opened: boolean, isEarlierRun: (runId: string) => boolean, neverStarted: (runId: string) => boolean): boolean {
+function ofEarlierUseOfReusedId(list: readonly Delegation[], e: DelegationEvent, opened: boolean, isEarlierRun: (runId: string) => boolean, neverStarted: RunNeverStarted): boolean {
   const first = list[0];
   if (!first.started) return false;
   if (opened && belongsToEarlierUse(first, e, isEarlierRun)) return true;

@@ -151,6 +151,9 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   const reading = new Map<number, number>();
   let shownAt = 0;
   const onFile = options.onFile;
+  // onFile's error thrown within a file's read: the reader takes any error there for the file's own
+  // (a read cut short), so it is kept here and thrown when that file is recorded.
+  let stoppedWithin: { error: unknown } | undefined;
   const onRead = onFile
     ? (fileIndex: number, n: number) => {
         reading.set(fileIndex, (reading.get(fileIndex) ?? 0) + n);
@@ -158,11 +161,17 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
         for (const b of reading.values()) now += b;
         if (now - shownAt < PROGRESS_STEP_BYTES) return;
         shownAt = now;
-        onFile(done, files.length, now);
+        try {
+          onFile(done, files.length, now);
+        } catch (error) {
+          stoppedWithin ??= { error };
+          throw error; // ends this file's read
+        }
       }
     : undefined;
   const perFile: PerFile = { maxEvents: options.maxEventsPerFile, onRead };
   const record = ({ results: outs, chunk }: GroupResult) => {
+    if (stoppedWithin) throw stoppedWithin.error;
     if (chunk) onChunk(chunk);
     for (const o of outs) {
       results[o.stats.fileIndex] = o;

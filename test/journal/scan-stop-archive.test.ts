@@ -47,3 +47,25 @@ describe('a scan stopped by onFile', () => {
     }, 15_000);
   }
 });
+
+describe('an onFile that throws while a file is being read (progress within a large file)', () => {
+  it('stops the scan with its error, not as the file read cut short', async () => {
+    const big = mkdtempSync(path.join(tmpdir(), 'td-stop-big-'));
+    try {
+      const filler = JSON.stringify({ type: 'llm_round', ts: TS(1), session_id: 's', metadata: { text: 'x'.repeat(1000) } });
+      const lines = [ev.started(TS(0), { delegation_id: 'd', parent_run_id: 'p', pattern: 'fan_out', agent_ids: ['coder'] }), ...Array.from({ length: 6000 }, () => filler)];
+      writeFileSync(path.join(big, 's.jsonl'), journal(...lines)); // ≈ 6 MB: progress is told within it
+      const files = await discoverJournals([big], ROOT);
+      let thrown = false;
+      // Once, as a caller giving up at a deadline might: the read must not swallow it as the file's error.
+      const onFile = () => {
+        if (thrown) return;
+        thrown = true;
+        throw new Error('stop reading');
+      };
+      await expect(scanJournalsParallel(files, { jobs: 1, onFile })).rejects.toThrow('stop reading');
+    } finally {
+      rmSync(big, { recursive: true, force: true });
+    }
+  });
+});

@@ -2,12 +2,11 @@
 // (but the `list` rows, which no library function returns) can be imported from 'trace-delegation',
 // and the documents the CLI prints on the fixture trees type-check as a TraceReport, their NDJSON
 // lines as DelegationReports, with no key missing or extra (object literals are checked exactly).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { FIXED_NOW, FIXTURES, ROOT, runMain } from '../helpers/cli.js';
+import { expectTypeChecks } from '../helpers/typecheck.js';
 
 const LIST_ONLY = new Set(['ListReport', 'ListRow']);
 
@@ -25,22 +24,5 @@ it('docs/json.md: every type it names is exported, and the CLI\'s JSON type-chec
     expect(first, tree).toMatch(/^\{/);
     lines.push(`export const line${i}: DelegationReport = ${first};`);
   }
-  const dir = mkdtempSync(path.join(tmpdir(), 'json-types-'));
-  try {
-    writeFileSync(path.join(dir, 'reports.mts'), `${lines.join('\n')}\n`);
-    const config = {
-      compilerOptions: {
-        module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true,
-        types: ['node'], typeRoots: [path.join(ROOT, 'node_modules', '@types')],
-        paths: { 'trace-delegation': [path.join(ROOT, 'dist', 'index.d.ts')] },
-      },
-      files: [path.join(dir, 'reports.mts')],
-    };
-    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(config));
-    const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.status).toBe(0);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  expectTypeChecks({ 'reports.mts': `${lines.join('\n')}\n` });
 }, 120_000);

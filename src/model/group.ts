@@ -516,6 +516,9 @@ class ReusedIdOwners {
     }
     const byStart = this.byStart(index, candidates);
     const latest = latestStartedBefore(byStart, e);
+    // A sub-run started under a start written before it in its journal, its clock a little behind.
+    const next = e.type === 'delegation_sub_run_started' ? byStart.delegations[latest + 1] : undefined;
+    if (next && startedJustAfterAbove(next.started!, e)) return next;
     if (e.type === 'delegation_completed') {
       const open = bestJoinMatch(sameRequest(this.openBefore(byStart, latest), e), e);
       const owner = open ?? (latest === -1 ? null : byStart.delegations[latest]) ?? candidates[0];
@@ -698,6 +701,18 @@ export function joinMatchScore(events: readonly JournalEvent[], e: DelegationCom
  * The position in `b` of the delegation whose start is the latest at or before `e` (a tie goes to
  * the later one in list order), or -1 when none started before it (or `e` has no time nor place).
  */
+/** How far before a start a sub-run start on a later line of its journal may be stamped and still be its (the default --clock-skew). */
+export const SAME_JOURNAL_LEAD_MS = 1000;
+
+/**
+ * Whether `start`, stamped after `e`, is written above it in the same journal, at most
+ * SAME_JOURNAL_LEAD_MS later: the journal's order wins over a clock that lags a little (a parent
+ * run starting an id again, its first sub-run stamped 1 ms before the new start).
+ */
+export function startedJustAfterAbove(start: DelegationStartedEvent, e: DelegationEvent): boolean {
+  return start.file === e.file && start.line < e.line && !!start.time && !!e.time && start.time.ms - e.time.ms <= SAME_JOURNAL_LEAD_MS;
+}
+
 function latestStartedBefore(b: ByStart, e: DelegationEvent): number {
   // An untimed event is where the scan placed it in its file, as sortEvents orders it.
   const at = e.time ?? e.after ?? null;

@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareInstants } from '../../src/journal/time.js';
-import type { DelegationCompletedEvent, DelegationEvent, JournalEvent } from '../../src/journal/types.js';
+import type { DelegationCompletedEvent, DelegationEvent, DelegationStartedEvent, JournalEvent } from '../../src/journal/types.js';
 import type { Delegation } from '../../src/model/delegation.js';
-import { groupDelegations, joinMatchScore, sortEvents } from '../../src/model/group.js';
+import { groupDelegations, joinMatchScore, sortEvents, startedJustAfterAbove } from '../../src/model/group.js';
 import { eventsOf } from '../helpers/events.js';
 import { ev, line } from '../helpers/journal.js';
 
@@ -133,7 +133,14 @@ function referenceAssign(allEvents: JournalEvent[]): Assigned[] {
       completed.add(owner);
       return owner;
     }
-    return latestStartedBefore(candidates, e) ?? candidates[0];
+    const before = latestStartedBefore(candidates, e);
+    if (e.type === 'delegation_sub_run_started' && e.time) {
+      // The first start after e, when the journal has it above e within a second.
+      let next: Assigned | null = null;
+      for (const d of candidates) if (d.started?.time && compareInstants(d.started.time, e.time) > 0 && (!next || compareInstants(d.started.time, next.started!.time!) < 0)) next = d;
+      if (next && startedJustAfterAbove(next.started as DelegationStartedEvent, e)) return next;
+    }
+    return before ?? candidates[0];
   };
   // An id started once and joined twice, a join on an earlier line of the start's file over a
   // second before it: everything up to that join is an earlier use whose start was lost.
@@ -275,6 +282,24 @@ describe('groupDelegations with a delegation id reused many times', () => {
       ['D', 5],
       ['D#2', 6],
     ]);
+  });
+
+  it('a restart whose first sub-run is written after it but stamped just before it (a lagging clock) keeps that run', () => {
+    // hreg31 repro 1: by time alone r1 went to the use three hours older, errors on both uses.
+    // The sub-run is stamped `leadMs` before its delegation's start (negative: after it).
+    const use = (s: number, run: string, leadMs: number) => [
+      ev.started(T(s), { delegation_id: 'D', parent_run_id: 'P', pattern: 'fan_out', agent_ids: ['a'] }),
+      ev.subStarted(T(s - Math.ceil(leadMs / 1000), (Math.ceil(leadMs / 1000) * 1000 - leadMs) * 1e6), { delegation_id: 'D', sub_run_id: run, parent_run_id: 'P', agent_id: 'a' }),
+      ev.subCompleted(T(s + 5), { delegation_id: 'D', sub_run_id: run, agent_id: 'a', status: 'completed', output_preview: `${run} out` }),
+      ev.completed(T(s + 6), { delegation_id: 'D', pattern: 'fan_out', total_sub_runs: 1, succeeded: 1, failed: 0, aggregated_status: 'completed', aggregated_output_preview: `${run} out` }),
+    ];
+    const runsOf = (ds: Delegation[]) => ds.map((d) => [d.key, [...d.runs.keys()]]);
+    // 1 ms early, below its start in the same journal: the restart's.
+    expect(runsOf(expectSameGrouping({ 'old.jsonl': use(0, 'r0', -1000), 'new.jsonl': use(10_800, 'r1', 1) }))).toEqual([['D', ['r0']], ['D#2', ['r1']]]);
+    // Look-alikes keep "the start before it": 1.001 s early, or 1 ms early but in another journal.
+    expect(runsOf(expectSameGrouping({ 'old.jsonl': use(0, 'r0', -1000), 'new.jsonl': use(10_800, 'r1', 1001) }))).toEqual([['D', ['r0', 'r1']], ['D#2', []]]);
+    const [start, run, ...rest] = use(10_800, 'r1', 1);
+    expect(runsOf(expectSameGrouping({ 'old.jsonl': use(0, 'r0', -1000), 'new.jsonl': [start, ...rest], 'other.jsonl': [run] }))).toEqual([['D', ['r0', 'r1']], ['D#2', []]]);
   });
 
   it('matches the reference on random journals reusing a few ids (ties, untimed lines, retries, several files)', () => {

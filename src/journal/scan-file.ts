@@ -167,6 +167,7 @@ export function emptyStats(display: string, fileIndex: number): FileStats {
     newestEventLine: 0,
     lastTs: null,
     lastTime: null,
+    lastWholeTime: null,
     mtimeMs: 0,
     error: null,
   };
@@ -329,6 +330,7 @@ export class LineScanner {
 
   /** End of input: an unterminated remainder is a partial last line. */
   finish(): void {
+    this.settleChunk(); // the last whole line's time, before a partial line takes its place
     if (this.skipping) this.endSkipped(true);
     else if (this.carryBytes > 0) {
       const joined = Buffer.concat(this.carry, this.carryBytes);
@@ -435,6 +437,7 @@ export class LineScanner {
     const stats = this.stats;
     stats.lines = this.lineNo;
     if (this.lastHead !== null) Object.assign(stats, lastTsOf(this.lastHead));
+    if (stats.lastLine === stats.lastWholeLine) stats.lastWholeTime = stats.lastTime;
   }
 
   private line(buf: Buffer, start: number, end: number, partial: boolean): void {

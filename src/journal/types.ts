@@ -144,6 +144,8 @@ export interface FileStats {
   /** The `ts` of the last non-blank line, when it has one. */
   lastTs: string | null;
   lastTime: Instant | null;
+  /** The `ts` of the last whole line (lastWholeLine), when it has one: a partial last line's is lastTime's only. */
+  lastWholeTime: Instant | null;
   mtimeMs: number;
   /** Set when the file could not be read at all (or only partly, e.g. a corrupt gzip). */
   error: string | null;

@@ -110,8 +110,8 @@ export function newestEvent(d: Delegation): JournalEvent | null {
  */
 export function newestTimeIn(st: FileStats, { wholeLinesOnly = false } = {}): { time: Instant; line: number } | null {
   // wholeLinesOnly: the session went on only if a whole line says so; a partial one was cut short.
-  const lastIsWhole = !wholeLinesOnly || st.lastLine === st.lastWholeLine;
-  const last = st.lastTime && lastIsWhole ? { time: st.lastTime, line: st.lastLine } : null;
+  const lastTime = wholeLinesOnly ? st.lastWholeTime : st.lastTime;
+  const last = lastTime ? { time: lastTime, line: wholeLinesOnly ? st.lastWholeLine : st.lastLine } : null;
   const eventIsWhole = !wholeLinesOnly || st.newestEventLine <= st.lastWholeLine;
   const event = st.newestEventTime && eventIsWhole ? { time: st.newestEventTime, line: st.newestEventLine } : null;
   if (!last || !event) return last ?? event;

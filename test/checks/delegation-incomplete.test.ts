@@ -32,6 +32,17 @@ testCheck('delegation-incomplete', {
       ],
     },
     {
+      // Its session file went on 25 s after its newest event (in delegation.jsonl), then a write was
+      // torn: the whole lines before the torn one show the session went on (was "crashed").
+      fixture: 'trigger-engine-error-torn-tail',
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: engine error (', evidenceLines: ['delegation.jsonl:1', 'sess-32.jsonl:2'] }],
+    },
+    {
+      // The look-alike: the session file's whole lines after its start are older than its newest event.
+      fixture: 'trigger-crashed-torn-tail-earlier-line',
+      findings: [{ severity: 'warning', messageIncludes: 'no delegation_completed: crashed (its events are the last whole lines of their files; a line cut short follows' }],
+    },
+    {
       // The archive goes on with another delegation after a1c3's first lines, but a1c3 went on in the
       // plain journal, whose last lines it wrote: as in one file, crashed (was engine error).
       fixture: 'trigger-crashed-archived-then-live',

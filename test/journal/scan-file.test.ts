@@ -65,6 +65,16 @@ describe('isCandidateLine (byte pre-filter)', () => {
 });
 
 describe('scanFile', () => {
+  it("keeps the last whole line's time apart from a torn last line's", async () => {
+    // A session that went on, then crashed mid-write: its whole lines still say when it went on.
+    const torn = `${journal(started, JSON.stringify({ type: 'turn', ts: TS(30), turn: 2 }))}{"type":"llm_round","ts":"${TS(31)}","text":"cut`;
+    const { stats } = await scan(file(torn));
+    expect(stats).toMatchObject({ lastLine: 3, lastWholeLine: 2, partialLines: 1, lastTs: TS(31) });
+    expect(stats.lastWholeTime?.ms).toBe(Date.parse(TS(30)));
+    const whole = await scan(file(journal(started, JSON.stringify({ type: 'turn', ts: TS(30), turn: 2 }))));
+    expect(whole.stats.lastWholeTime).toEqual(whole.stats.lastTime);
+  });
+
   it('keeps delegation events with 1-based line numbers and counts every line', async () => {
     const p = file(journal(JSON.stringify({ type: 'session_start', ts: TS(0), session_id: 's' }), started, llmRound, subStarted, '', subDone, completed));
     const { events, stats } = await scan(p);

@@ -722,8 +722,8 @@ function unknownTargetHint(target: string | undefined, owner: Delegation | undef
 
 /** An upper-case paste of a UUID-like id (`2E6B8F47`) or of a reused id's key (`…#2`): the engine writes ids in lower case, and matching (whole id, key or prefix) is case-sensitive. */
 function caseHint(target: string | undefined): string {
-  // Id-like only: 6 or more hex digits and dashes with a digit among them (not a word such as CAFE or FACADE).
-  if (target === undefined || !/^[0-9a-f-]{6,}(#\d+)?$/i.test(target) || !/\d/.test(target) || target === target.toLowerCase()) return '';
+  // Id-like only: 6 or more hex digits and dashes with a digit among them (not a word such as CAFE or FACADE; a key's #n is no such digit).
+  if (target === undefined || !/^[0-9a-f-]{6,}(#\d+)?$/i.test(target) || !/\d/.test(target.replace(/#\d+$/, '')) || target === target.toLowerCase()) return '';
   return `; ids are case-sensitive and the engine writes them in lower case: try ${target.toLowerCase()}`;
 }
 

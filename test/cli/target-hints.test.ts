@@ -96,7 +96,7 @@ describe('unknown targets', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^trace-delegation: no delegation, parent run or session matches 2E6B8F47 in \d+ journal files under .*; ids are case-sensitive and the engine writes them in lower case: try 2e6b8f47\n$/);
     expect((await runMain(['--demo', '2e6b8f47'])).code).toBe(1); // the demo delegation, with its findings
-    for (const word of ['Nothing-Here', 'CAFE', 'FACADE']) {
+    for (const word of ['Nothing-Here', 'CAFE', 'FACADE', 'FACADE#2']) {
       const r2 = await runMain(['--demo', word]); // not id-like: no such hint
       expect(r2.stderr, word).not.toContain('lower case');
     }

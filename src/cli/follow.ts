@@ -901,7 +901,13 @@ class Follower {
     return (this.tailsByDisplay ??= new Map([...this.tails.values()].map((t) => [t.file.display, t] as const)));
   }
 
-  /** The stats of the journals named (display paths), in the order the tails were added. `toEnd`: see statsToEnd. */
+  /**
+   * The stats of the journals named (display paths), in the order the tails were added. `toEnd`: a
+   * torn last line counted as the plain command (which reads to the end) counts it: partial, and the
+   * newest line (its Limits line and the crashed cause then name it, as for the journal's archive).
+   * While following, the line waits for its newline; once a delegation is stale, a line left torn
+   * that long is likely the crash's.
+   */
   private statsOf(displays: readonly string[], toEnd = false): FileStats[] {
     const byDisplay = this.byDisplay();
     const found: Tail[] = [];
@@ -909,7 +915,7 @@ class Follower {
       const t = byDisplay.get(display);
       if (t) found.push(t);
     }
-    return found.sort((a, b) => a.fileIndex - b.fileIndex).map((t) => (toEnd ? statsToEnd(t.scanner) : t.scanner.stats));
+    return found.sort((a, b) => a.fileIndex - b.fileIndex).map((t) => (toEnd ? t.scanner.statsAsFinished() : t.scanner.stats));
   }
 
   /** Which delegations the target names right now (all of them without a target). */
@@ -1157,14 +1163,6 @@ class Follower {
     this.io.stdout.write(text);
   }
 }
-
-/**
- * A journal's counts with a torn last line counted as the plain command (which reads to the end)
- * counts it: partial (its Limits line then says so) and the newest line (the crashed cause then
- * names it, as it does for the journal's archive). While following, the line waits for its
- * newline; once its delegation is stale, a line left torn that long is likely the crash's.
- */
-const statsToEnd = (scanner: LineScanner): FileStats => scanner.statsAsFinished();
 
 /** The replay's reports are written when this many characters have gathered (or at each breath). */
 const OUTPUT_BATCH = 64 * 1024;

@@ -1,6 +1,8 @@
 // A hash of a value as its JSON text would hash, without writing the text: follow mode hashes
 // every report it prints (follow-digest.ts), and writing each one as JSON first cost twice as much.
 
+import { finish53 } from '../journal/id-hash.js';
+
 // Tags above the UTF-16 code units (0–0xFFFF): no text can stand for structure.
 const END = 0x10000;
 const ARRAY = 0x10001;
@@ -84,10 +86,6 @@ class ValueHash {
   }
 
   digest(): number {
-    let h1 = this.h1;
-    let h2 = this.h2;
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+    return finish53(this.h1, this.h2);
   }
 }

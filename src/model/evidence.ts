@@ -97,6 +97,9 @@ export function pauseThatHeld(run: SubRun) {
   return settled && paused && compareInstants(settled, paused) > 0 ? null : pause;
 }
 
+/** Whether d has events in a session file of its own, not only in Gen A's shared delegation.jsonl. */
+const hasOwnSessionFile = (d: Delegation): boolean => d.files.some((f) => !isTrackerJournal(f));
+
 /** The delegation's newest timed event. */
 export function newestEvent(d: Delegation): JournalEvent | null {
   let newest: JournalEvent | null = null;
@@ -175,7 +178,7 @@ export function newestActivity(d: Delegation, journals: Iterable<FileStats>): { 
   let newest: { time: Instant; at: Location } | null = lastEvent ? { time: lastEvent.time!, at: loc(lastEvent) } : null;
   // Gen A's shared delegation.jsonl is written by every session: with a session file of its own,
   // another session's recent line there says nothing about this one (its own lines count above).
-  const ownSession = d.files.some((f) => !isTrackerJournal(f));
+  const ownSession = hasOwnSessionFile(d);
   for (const st of journals) {
     if (ownSession && isTrackerJournal(st.file)) continue;
     const shown = newestTimeIn(st);
@@ -205,7 +208,7 @@ export function openDelegationCause(d: Delegation, files: Map<string, FileStats>
   for (const e of d.events) lastLineByFile.set(e.file, Math.max(lastLineByFile.get(e.file) ?? 0, e.line));
   // Gen A's shared delegation.jsonl goes on with every session's delegations: with a session file
   // of its own, what that file does is what its session did.
-  const hasSessionFile = [...lastLineByFile.keys()].some((f) => !isTrackerJournal(f));
+  const hasSessionFile = hasOwnSessionFile(d);
   let sharedGoesOn: string | null = null;
   for (const [file, line] of lastLineByFile) {
     const st = files.get(file);

@@ -697,12 +697,8 @@ export function joinMatchScore(events: readonly JournalEvent[], e: DelegationCom
   return (segments.size > 0 && joined === segments.size ? 16 : 0) + (exact ? 8 : 0) + (possible ? 4 : 0) + (joined > 0 ? 2 : 0) + (started.size > 0 && [...started].every((r) => last.has(r)) ? 1 : 0);
 }
 
-/**
- * The position in `b` of the delegation whose start is the latest at or before `e` (a tie goes to
- * the later one in list order), or -1 when none started before it (or `e` has no time nor place).
- */
 /** How far before a start a sub-run start on a later line of its journal may be stamped and still be its (the default --clock-skew). */
-export const SAME_JOURNAL_LEAD_MS = 1000;
+const SAME_JOURNAL_LEAD_MS = 1000;
 
 /**
  * Whether `start`, stamped after `e`, is written above it in the same journal, at most
@@ -713,6 +709,10 @@ export function startedJustAfterAbove(start: DelegationStartedEvent, e: Delegati
   return start.file === e.file && start.line < e.line && !!start.time && !!e.time && start.time.ms - e.time.ms <= SAME_JOURNAL_LEAD_MS;
 }
 
+/**
+ * The position in `b` of the delegation whose start is the latest at or before `e` (a tie goes to
+ * the later one in list order), or -1 when none started before it (or `e` has no time nor place).
+ */
 function latestStartedBefore(b: ByStart, e: DelegationEvent): number {
   // An untimed event is where the scan placed it in its file, as sortEvents orders it.
   const at = e.time ?? e.after ?? null;

@@ -46,6 +46,12 @@ export interface ParallelScanOptions extends ScanOptions {
 
 /** Start-up of a worker (~20-40 ms) only pays off once there are tens of megabytes to read. */
 export const MIN_PARALLEL_BYTES = 48 * 1024 * 1024;
+
+/** TRACE_DELEGATION_MIN_PARALLEL_BYTES (whole bytes; another value is ignored): lets a test put a small tree on threads. */
+function envMinParallelBytes(): number | undefined {
+  const v = process.env.TRACE_DELEGATION_MIN_PARALLEL_BYTES;
+  return v !== undefined && /^\d{1,15}$/.test(v) ? Number(v) : undefined;
+}
 /** Groups queued per worker. */
 const WORKER_QUEUE = 3;
 /** Inflating costs several times more per stored byte than scanning plain text. */
@@ -182,7 +188,7 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
     }
   };
 
-  if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? MIN_PARALLEL_BYTES)) {
+  if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? envMinParallelBytes() ?? MIN_PARALLEL_BYTES)) {
     const here = new HereScanner(mode, record, false, perFile);
     let stopped = false;
     for (const g of groups) {

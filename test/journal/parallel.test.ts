@@ -109,6 +109,21 @@ describe('scanJournalsParallel', () => {
     expect(r).toStrictEqual(await scanJournals(files));
   });
 
+  it('puts a small input on threads when TRACE_DELEGATION_MIN_PARALLEL_BYTES lowers the threshold (the differential harness), and ignores a value that is not whole bytes', async () => {
+    const files = await discoverJournals([dir], ROOT);
+    const plans: number[] = [];
+    try {
+      for (const v of ['0', '1e3', '-1']) {
+        vi.stubEnv('TRACE_DELEGATION_MIN_PARALLEL_BYTES', v);
+        const r = await scanJournalsParallel(files, { jobs: 2, onPlan: (p) => plans.push(p.threads) });
+        expect(r).toStrictEqual(await scanJournals(files));
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(plans).toEqual([2, 0, 0]);
+  });
+
   it('stops each file past maxEventsPerFile on a worker as in this thread', async () => {
     // 3,000 delegation lines after 300 KB of others: more than one read, so the stop shows.
     const root = mkdtempSync(path.join(tmpdir(), 'td-parallel-'));

@@ -88,6 +88,7 @@ export function generateTree(seed, root, opts = {}) {
   let seq = 0;
   const usedIds = []; // { id, parentRunId, file, endUs }
   const faults = new Set();
+  const reuseRate = R.pick([0.05, 0.15, 0.15, 0.5]); // some trees reuse ids a lot (one client, fixed ids)
   const damaged = R.chance(0.6); // some trees without damaged lines (the rotated-pair road needs one)
 
   const fileFor = (sess) => {
@@ -141,6 +142,7 @@ export function generateTree(seed, root, opts = {}) {
     sessions.push(s);
   }
 
+  const sharedA = sessions.some((x) => x.gen === 'A' && x.sid !== 'delegation') && !sessions.some((x) => x.sid === 'delegation') && R.chance(0.5) ? { sid: 'delegation', gen: 'A', rel: 'delegation.jsonl', style: 'snake', shape: 'u6', clock: 0, typeLast: false } : null;
   const t0 = Date.UTC(2025, R.int(0, 11), R.int(1, 28), R.int(0, 23), R.int(0, 59)) * 1000;
 
   const seenPreviews = [];
@@ -167,7 +169,7 @@ export function generateTree(seed, root, opts = {}) {
     const pattern = R.pick(patterns);
     let id = R.uuid();
     // A reused id: the same parent run restarting it, another run, or another session.
-    if (usedIds.length && R.chance(0.15)) {
+    if (usedIds.length && R.chance(reuseRate)) {
       const prev = R.pick(usedIds);
       if (prev.endUs < t || (prev.startUs < t && R.chance(0.3))) {
         id = prev.id;
@@ -323,7 +325,10 @@ export function generateTree(seed, root, opts = {}) {
       for (let d = 0; d < nDel; d++) {
         const trk = R.chance(0.85) ? s : R.pick(sessions);
         const dStart = d > 0 && R.chance(0.4) ? turnStart + R.int(3_000_000, 6_000_000) : end + R.int(100_000, 2_000_000);
-        end = Math.max(end, delegation(s, trk, runId, 1, dStart, end));
+        // Gen A without a session in the request context: started/retry/completed go to the shared
+        // delegation.jsonl, the sub-runs to the tracker's own session file (journal-format.md §8.5).
+        const req = s.gen === 'A' && s.sid !== 'delegation' && sharedA && R.chance(0.5) ? sharedA : s;
+        end = Math.max(end, delegation(req, trk, runId, 1, dStart, end));
       }
       // Turn-buffered lines: written at the turn's end, stamped earlier (journal-format.md §8.1).
       const flush = end + R.int(1000, 500_000);

@@ -159,6 +159,20 @@ export function checkSeed(seed, { cli: CLI = DEFAULT_CLI, maxTargets = 8, only =
       if (other !== allText) report(road, args, allText, other, envText);
     }
     const byKey = new Map(all.delegations.map((d) => [d.key, d]));
+    /** The same command with every event in memory and on threads: the same exit code and document. */
+    const twins = (road, args, r) => {
+      const norm = (x) => {
+        try {
+          return `exit ${x.code}\n${x.code === 2 ? x.err : JSON.stringify(zeroDuration(JSON.parse(x.out)), null, 1)}`;
+        } catch {
+          return `exit ${x.code}\n${x.out}${x.err}`;
+        }
+      };
+      for (const [name, extra, env, envText] of roads) {
+        const other = cli([...args, ...extra.slice(allArgs.length)], { env });
+        if (norm(other) !== norm(r)) report(`${road}-${name}`, [...args, ...extra.slice(allArgs.length)], norm(r), norm(other), envText);
+      }
+    };
     log(`seed ${seed}: ${all.delegations.length} delegations, ${tree.files.length} files, ${tree.faults.join(',')}`);
 
     // 2. Named targets: each delegation (a sample) by its key, and a parent run, a session and an
@@ -200,6 +214,7 @@ export function checkSeed(seed, { cli: CLI = DEFAULT_CLI, maxTargets = 8, only =
       for (const { road, query, want, orphansMay } of targets) {
         const args = [...base, query];
         const r = cli(args);
+        if (road !== 'target' || query === targets[0].query) twins(road, args, r);
         if (want === null) {
           if (r.code !== 2 || !/ambiguous|matches/.test(r.err)) report(road, args, 'exit 2: an ambiguous prefix', `exit ${r.code}: ${r.err.trim()}`);
           continue;
@@ -231,6 +246,7 @@ export function checkSeed(seed, { cli: CLI = DEFAULT_CLI, maxTargets = 8, only =
     if (on('last')) {
       const args = [...base, 'last'];
       const r = cli(args);
+      twins('last', args, r);
       if (started.length === 0) {
         if (r.code !== 2) report('last', args, 'exit 2 (no delegation_started)', `exit ${r.code}`);
       } else if (r.code === 2) report('last', args, `a report of ${started.at(-1).key}`, `exit 2: ${r.err.trim()}`);
@@ -274,7 +290,9 @@ export function checkSeed(seed, { cli: CLI = DEFAULT_CLI, maxTargets = 8, only =
     // 4. list: rows derived from --all, newest first.
     for (const limit of on('list') ? [3, 1000] : []) {
       const args = [...base.filter((a) => a !== '--fail-on' && a !== 'none'), 'list', '--limit', String(limit), '--fail-on', 'none'];
-      const doc = json(cli(args), 'list');
+      const r = cli(args);
+      if (limit === 3) twins('list', args, r);
+      const doc = json(r, 'list');
       const rows = all.delegations.map(rowOf).reverse().slice(0, limit);
       const subset = doc.total === null;
       log(`  list --limit ${limit}: ${subset ? 'newest files only' : 'whole tree'}`);
@@ -300,6 +318,8 @@ export function checkSeed(seed, { cli: CLI = DEFAULT_CLI, maxTargets = 8, only =
       writeFileSync(gz, gzipSync(readFileSync(file)));
       const viaGz = norm(json(cli(['--sessions', gz, ...one]), 'gz'), gz);
       if (viaFile !== viaGz) report('gzip', ['--sessions', `${file.replace(root, '$ROOT')}.gz (gzip of it)`, ...one], viaFile, viaGz);
+      const viaGzStdin = norm(json(cli(['--stdin', ...one], { input: readFileSync(gz) }), 'gzip stdin'), '<stdin>');
+      if (viaFile !== viaGzStdin) report('gzip-stdin', ['--stdin', ...one, '<', `${file.replace(root, '$ROOT')}.gz (gzip of it)`], viaFile, viaGzStdin);
     }
 
     // 6. The whole tree with one journal cut into a rotated pair (<sid>.jsonl.gz holding its first

@@ -223,7 +223,8 @@ export function generateTree(seed, root, opts = {}) {
       const runId = seenRuns.length && R.chance(0.01) ? R.pick(seenRuns) : R.uuid();
       seenRuns.push(runId);
       const runStart = serial ? cursor : cursor + results.length * gap;
-      const stamp = f.lead && results.length === 0 ? startUs - R.int(1000, 900_000) : runStart;
+      // Stamped before the delegation's start: within the skew, or at its 1 s edge (to the µs).
+      const stamp = f.lead && results.length === 0 ? startUs - (R.chance(0.4) ? R.pick([999_999, 1_000_000, 1_000_001]) : R.int(1000, 900_000)) : runStart;
       const runParent = f.foreignParent && results.length === 0 ? R.uuid() : parentRunId;
       const runAgent = f.foreignAgent && results.length === 0 ? 'intruder' : agent;
       if (sub && !(f.dropSubStart && results.length === expected.length - 1 && expected.length > 1)) meta(sub, runStart, stamp, 'delegation_sub_run_started', { agent_id: runAgent, delegation_id: id, depth, parent_run_id: runParent, retry_of: null, status: 'running', sub_run_id: runId });
@@ -300,7 +301,7 @@ export function generateTree(seed, root, opts = {}) {
     if (!f.noJoin) meta(req, joinAt, joinAt, 'delegation_completed', joinM);
     else faults.add('no-join');
     if (f.lateResult && sub && results.length) {
-      const late = joinAt + R.int(1000, 5_000_000);
+      const late = joinAt + (R.chance(0.4) ? R.pick([999, 1000, 1001]) : R.int(1000, 5_000_000)); // 1 ms after the join: in it or late
       meta(sub, late, late, 'delegation_sub_run_completed', { agent_id: results[0].agent, delegation_id: id, error: null, output_preview: 'late', status: 'completed', sub_run_id: results[0].runId });
       joinAt = late;
     }

@@ -324,7 +324,10 @@ export function checkSeed(seed, { cli: CLI = DEFAULT_CLI, maxTargets = 8, only =
 
     // 6. The whole tree with one journal cut into a rotated pair (<sid>.jsonl.gz holding its first
     // k lines, <sid>.jsonl the rest): the --all report, with evidence mapped back to the one file.
-    const whole = plain.filter((f) => !tree.files.some((g) => g.rel === `${f.rel}.gz`));
+    // A journal with no other file of its session (an archive, a copy in the other layout): which
+    // file a repeated line is counted on would move with the cut.
+    const sidOf = (rel) => basename(rel).replace(/\.jsonl(\.gz)?$/, '');
+    const whole = plain.filter((f) => tree.files.filter((g) => sidOf(g.rel) === sidOf(f.rel)).length === 1);
     if (whole.length && on('pair')) {
       const f = whole[Math.floor(R.next() * whole.length)];
       const file = join(root, f.rel);

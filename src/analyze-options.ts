@@ -40,5 +40,6 @@ export function validateAnalyzeOptions(options: AnalyzeOptions): void {
     if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) throw new InputError(`checkOptions.${k} must be a duration in milliseconds (0 or more), not ${shown(v)}`);
   }
   if (co.nowMs !== undefined && !(typeof co.nowMs === 'number' && Number.isFinite(co.nowMs))) throw new InputError(`checkOptions.nowMs must be epoch milliseconds, not ${shown(co.nowMs)}`);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new InputError(`signal must be an AbortSignal (new AbortController().signal), not ${shown(options.signal)}`);
   if (options.jobs !== undefined && !(Number.isInteger(options.jobs) && options.jobs >= 1 && options.jobs <= 64)) throw new InputError(`jobs must be an integer from 1 to 64, not ${shown(options.jobs)}`);
 }

@@ -22,6 +22,7 @@ import { buildDelegationReport, fileLimits } from './report/build.js';
 import { SCHEMA_VERSION, type DelegationReport, type ScanStats, type TraceReport } from './report/types.js';
 import { compareInstants, monotonicMs } from './journal/time.js';
 import { VERSION } from './version.js';
+import { abortable } from './abort.js';
 
 export interface AnalyzeOptions {
   /** Directories, files or globs; default $ASTRA_SESSIONS_DIR or ~/.astra/sessions. */
@@ -47,6 +48,12 @@ export interface AnalyzeOptions {
   jobs?: number;
   /** `last` reads only the files modified since the newest delegation started (default true). */
   recentFirst?: boolean;
+  /**
+   * Stops the run when aborted: the scan at its next file or progress step (its threads too),
+   * the report at its next delegation. The run rejects (streamAll's loop throws) with
+   * `signal.reason`, an `AbortError` unless the caller gave another; a `stdin` stream is destroyed.
+   */
+  signal?: AbortSignal;
   /** Called with the journals found, before any is read (the CLI refuses an --output onto one of them). */
   onJournals?: (files: readonly JournalFile[]) => void;
 }
@@ -71,7 +78,8 @@ const isLastQuery = (options: AnalyzeOptions) => !options.all && isLastTarget(op
 
 /** `notes` are Limits lines about what was read (e.g. the files `last` could skip). */
 export async function loadJournals(options: AnalyzeOptions): Promise<{ scan: ScanResult; roots: string[]; notes: string[] }> {
-  const { scan, roots, notes } = await readJournals(options);
+  const { scan, roots, notes } = await readJournals(abortable(options));
+  options.signal?.throwIfAborted(); // a read error the abort caused (stdin destroyed) is counted, not thrown
   return { scan, roots, notes };
 }
 
@@ -133,7 +141,9 @@ async function readJournals(options: AnalyzeOptions, maxEvents = Number.POSITIVE
 export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
   // As the CLI refuses `--all <target>`: one of them would be silently dropped.
   if (options.all && options.target !== undefined) throw new InputError('all and target cannot be combined: all reports every delegation, target names some');
-  const prepared = await prepareAnalysis(options);
+  const run = abortable(options);
+  const prepared = await prepareAnalysis(run);
+  options.signal?.throwIfAborted(); // a read error the abort caused (stdin destroyed) is counted, not thrown
   const report = buildTraceReport(prepared.scan, prepared, options, prepared);
   return { report, delegations: prepared.delegations, scan: prepared.scan };
 }
@@ -566,7 +576,7 @@ export async function streamAll(options: Omit<AnalyzeOptions, 'all' | 'target' |
   for (const [key, instead] of STREAM_ALL_REFUSES) {
     if ((options as AnalyzeOptions)[key] !== undefined) throw new InputError(`streamAll does not take ${key}: it reads every delegation of a sessions tree (${instead})`);
   }
-  const all: AnalyzeOptions = { ...options, all: true };
+  const all: AnalyzeOptions = abortable({ ...options, all: true });
   const source = await prepareStreamedAll(all);
   const assembler = new ReportAssembler(source.scan, source, all, source);
   function* delegations(): Generator<DelegationReport> {
@@ -648,6 +658,7 @@ export class ReportAssembler {
   /** Checks one delegation against `all` and builds its block; counts its findings for the summary. */
   delegationReport(d: Delegation, all: Delegation[]): DelegationReport {
     const { options, files } = this;
+    options.signal?.throwIfAborted();
     for (const f of d.files) this.mentioned.add(f);
     const { findings, errors } = runChecks({ delegation: d, all, files, options: this.checkOptions, rules: options.rules, checks: this.checks });
     const report = buildDelegationReport(d, sortFindings(findings), files, [...errors, ...(options.extraLimits?.(d) ?? [])]);

@@ -30,12 +30,12 @@ export function agentLanes(d: DelegationReport): Lane[] {
 }
 
 /** The delegations of the report keyed by `key`, to walk nested trees. */
-export function byKey(delegations: DelegationReport[]): Map<string, DelegationReport> {
+export function byKey<D extends Pick<DelegationReport, 'key'>>(delegations: readonly D[]): Map<string, D> {
   return new Map(delegations.map((d) => [d.key, d] as const));
 }
 
 /** Top-level delegations: those whose parent delegation is not in this report. */
-export function roots(delegations: DelegationReport[]): DelegationReport[] {
+export function roots<D extends Pick<DelegationReport, 'key' | 'parentDelegation'>>(delegations: readonly D[]): D[] {
   const keys = byKey(delegations);
   return delegations.filter((d) => !d.parentDelegation || !keys.has(d.parentDelegation));
 }
@@ -55,10 +55,10 @@ export function tree(d: DelegationReport, keys: Map<string, DelegationReport>, s
   return out;
 }
 
-type Seen = { ts: string; instant: Instant } | null;
+export type Seen = { ts: string; instant: Instant } | null;
 
 /** A delegation's own latest event (its timeline's, parsed). */
-function ownLastEvent(x: DelegationReport): Seen {
+export function ownLastEvent(x: Pick<DelegationReport, 'timeline'>): Seen {
   let best: Seen = null;
   for (const t of x.timeline) {
     const instant = parseTimestamp(t.ts);
@@ -82,31 +82,38 @@ const later = (a: Seen, b: Seen): Seen => (b && (!a || compareInstants(b.instant
 // 5,000 deep, walking the tree each time took the html, otlp and chrome-trace formats 10–30 s.
 const treeLastTables = new WeakMap<Map<string, DelegationReport>, Map<DelegationReport, Seen>>();
 
+/** treeLatest of a report's delegations, once per report. */
+function treeLastTable(keys: Map<string, DelegationReport>): Map<DelegationReport, Seen> {
+  const cached = treeLastTables.get(keys);
+  if (cached) return cached;
+  const result = treeLatest(keys, ownLastEvent);
+  treeLastTables.set(keys, result);
+  return result;
+}
+
 /**
- * The latest event of the tree under each delegation of `keys`, in one pass (Tarjan's strongly
+ * The latest event of the tree under each delegation of `keys` (`own`: its own latest event), in one pass (Tarjan's strongly
  * connected components, iteratively: journals can nest thousands deep, and a nesting loop makes
  * the delegations on it share one tree). Components come out after every one they reach, so
  * each takes the latest of its own events and of the components below it.
  */
-function treeLastTable(keys: Map<string, DelegationReport>): Map<DelegationReport, Seen> {
-  const cached = treeLastTables.get(keys);
-  if (cached) return cached;
-  const result = new Map<DelegationReport, Seen>();
-  const index = new Map<DelegationReport, number>();
-  const low = new Map<DelegationReport, number>();
-  const onStack = new Set<DelegationReport>();
-  const stack: DelegationReport[] = [];
-  const kidsOf = new Map<DelegationReport, DelegationReport[]>();
+export function treeLatest<N extends { nested: readonly string[] }>(keys: Map<string, N>, own: (n: N) => Seen): Map<N, Seen> {
+  const result = new Map<N, Seen>();
+  const index = new Map<N, number>();
+  const low = new Map<N, number>();
+  const onStack = new Set<N>();
+  const stack: N[] = [];
+  const kidsOf = new Map<N, N[]>();
   let counter = 0;
   for (const start of keys.values()) {
     if (index.has(start)) continue;
-    const work: { node: DelegationReport; next: DelegationReport[]; at: number }[] = [];
-    const open = (node: DelegationReport) => {
+    const work: { node: N; next: N[]; at: number }[] = [];
+    const open = (node: N) => {
       index.set(node, counter);
       low.set(node, counter++);
       stack.push(node);
       onStack.add(node);
-      const kids = node.nested.map((k) => keys.get(k)).filter((k): k is DelegationReport => k !== undefined);
+      const kids = node.nested.map((k) => keys.get(k)).filter((k): k is N => k !== undefined);
       kidsOf.set(node, kids);
       work.push({ node, next: kids, at: 0 });
     };
@@ -127,8 +134,8 @@ function treeLastTable(keys: Map<string, DelegationReport>): Map<DelegationRepor
       }
       if (low.get(node) !== index.get(node)) continue;
       // `node` roots a component: pop it, and take the latest of its members and what they reach.
-      const members: DelegationReport[] = [];
-      let x: DelegationReport;
+      const members: N[] = [];
+      let x: N;
       do {
         x = stack.pop()!;
         onStack.delete(x);
@@ -136,13 +143,12 @@ function treeLastTable(keys: Map<string, DelegationReport>): Map<DelegationRepor
       } while (x !== node);
       let best: Seen = null;
       for (const m of members) {
-        best = later(best, ownLastEvent(m));
+        best = later(best, own(m));
         for (const k of kidsOf.get(m)!) if (result.has(k)) best = later(best, result.get(k)!);
       }
       for (const m of members) result.set(m, best);
     }
   }
-  treeLastTables.set(keys, result);
   return result;
 }
 

@@ -3,6 +3,7 @@ import type { Finding } from '../../checks/types.js';
 import type { DelegationReport, TraceReport } from '../../report/types.js';
 import { headingName, severityCount } from '../types.js';
 import { capText, clip, esc } from './escape.js';
+import type { DelegationFacts } from './facts.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration } from './scale.js';
 import { statusClass } from './status.js';
@@ -16,7 +17,7 @@ const shortTs = (ts: string): string => ts.replace(/^(\d{4}-\d{2}-\d{2})[Tt ](\d
 
 const code = (s: string | null | undefined) => (s ? `<code>${esc(s)}</code>` : '<span class="none">?</span>');
 
-export function statusPill(d: DelegationReport): string {
+export function statusPill(d: { status: Pick<DelegationReport['status'], 'aggregated'>; completedTs: string | null }): string {
   const label = d.status.aggregated ?? (d.completedTs !== null ? 'unknown' : 'not completed');
   return `<span class="pill ${statusClass(d.status.aggregated, d.completedTs === null)}">${esc(label)}</span>`;
 }
@@ -53,14 +54,17 @@ export function delegationHeader(d: DelegationReport, i: number, parentLink: str
   return `<header class="dhead"><h2 id="${sectionId(i)}-h"><span class="kind">Delegation</span> <code class="did">${esc(headingName(d))}</code> ${statusPill(d)}</h2><dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`).join('')}</dl>${preview}</header>`;
 }
 
+/** Every drawn bar of a run id across the page ([] for none). */
+export type BarsOf = (runId: string) => string[];
+
 /** Findings with links to the bars of the runs they concern. */
-export function findingsList(d: DelegationReport, i: number, bars: Map<string, string[]>): string {
+export function findingsList(d: DelegationReport, i: number, bars: BarsOf): string {
   if (d.findings.length === 0) return `<h3>Findings</h3><p class="none-found">No findings: the journal shows nothing wrong with this delegation.</p>`;
   // A run id can have bars in several delegations (a reused sub_run_id, foreign-parent): link to
   // this delegation's bars when it has one, and only otherwise to another's.
   const own = `${sectionId(i)}-`;
   const barsOf = (r: string) => {
-    const all = bars.get(r) ?? [];
+    const all = bars(r);
     const mine = all.filter((b) => b.startsWith(own));
     return mine.length ? mine : all;
   };
@@ -91,7 +95,7 @@ export function eventList(d: DelegationReport): string {
  * Every attempt's error and output preview in full, folded away: the hover card clips them, and a
  * stack trace must be readable and copyable somewhere.
  */
-export function outputsList(d: DelegationReport, i: number, bars: Map<string, string[]>): string {
+export function outputsList(d: DelegationReport, i: number, drawn: boolean): string {
   const rows: string[] = [];
   d.children.forEach((c, j) =>
     c.attempts.forEach((a, k) => {
@@ -99,7 +103,7 @@ export function outputsList(d: DelegationReport, i: number, bars: Map<string, st
       const id = barId(i, j, k);
       const run = `<code>${esc(clip(a.runId, 40))}</code>`;
       // A link only to a bar that is drawn: no timeline when no timestamp of the delegation parses.
-      const head = `${bars.get(a.runId)?.includes(id) ? `<a href="#${id}">${run}</a>` : run} ${esc(a.agentId ?? '?')} attempt ${a.attempt} · ${esc(a.status ?? 'no status')}`;
+      const head = `${drawn ? `<a href="#${id}">${run}</a>` : run} ${esc(a.agentId ?? '?')} attempt ${a.attempt} · ${esc(a.status ?? 'no status')}`;
       const error = a.error ? `<div class="olabel">error</div><pre class="otext">${esc(capText(a.error, PAGE_TEXT_MAX))}</pre>` : '';
       const output = a.outputPreview ? `<div class="olabel">output preview</div><pre class="otext">${esc(capText(a.outputPreview, PAGE_TEXT_MAX))}</pre>` : '';
       rows.push(`<li>${head}${error}${output}</li>`);
@@ -110,26 +114,32 @@ export function outputsList(d: DelegationReport, i: number, bars: Map<string, st
 }
 
 /** For each row, the severities (error, warning) of the findings of the rows nested under it. */
-function nestedSeverities(order: readonly { d: DelegationReport; depth: number }[]): Set<'error' | 'warning'>[] {
+function nestedSeverities(order: readonly { d: DelegationFacts; depth: number }[]): Set<'error' | 'warning'>[] {
   const out = order.map(() => new Set<'error' | 'warning'>());
   const open: number[] = []; // the rows above the current one, by depth
   order.forEach(({ d, depth }, at) => {
     open.length = depth;
-    for (const f of d.findings) if (f.severity === 'error' || f.severity === 'warning') for (const up of open) out[up].add(f.severity);
+    for (const sev of d.serious) for (const up of open) out[up].add(sev);
     open[depth] = at;
   });
   return out;
 }
 
-/** One row per delegation (nested ones indented under their parent) for multi-delegation reports. */
-export function overviewTable(order: { d: DelegationReport; i: number; depth: number }[]): string {
+/** One row per delegation (nested ones indented under their parent) for multi-delegation reports, a row at a time. */
+export function* overviewTable(order: { d: DelegationFacts; i: number; depth: number }[]): Generator<string> {
   // Sort keys for the page's script: it sorts groups (an outer delegation with its nested ones), so nesting survives.
   let group = -1;
   const holds = nestedSeverities(order);
-  const rows = order.map(({ d, i, depth }, at) => {
+  // The rows come in journal order; that is start order (what aria-sort claims) only when every delegation has a start.
+  const startOrdered = order.every(({ d }) => d.startedMs !== null);
+  const withErrors = order.filter(({ d }) => d.counts.error > 0).length;
+  const withWarnings = order.filter(({ d }) => d.counts.error + d.counts.warning > 0).length;
+  const filter = `<fieldset class="row-filter"><legend>Show</legend><label><input type="radio" name="rows" id="rows-all" checked> all (${order.length})</label> <label><input type="radio" name="rows" id="rows-warning"> with errors or warnings (${withWarnings})</label> <label><input type="radio" name="rows" id="rows-error"> with errors (${withErrors})</label></fieldset>`;
+  yield `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric data-first="descending" title="sorts by failed, then by total">succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric${startOrdered ? ' aria-sort="ascending"' : ''}>started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>`;
+  for (let at = 0; at < order.length; at++) {
+    const { d, i, depth } = order[at];
     if (depth === 0) group++;
-    const counts = { error: 0, warning: 0, info: 0 };
-    for (const f of d.findings) counts[f.severity]++;
+    const { counts } = d;
     // A letter with each count (E, W, I) and the words in a title: colour is not the only carrier.
     const fcell = (['error', 'warning', 'info'] as const).map((s) => (counts[s] ? `<span class="count sev-${s}" title="${severityCount(counts[s], s)}">${counts[s]}${s[0].toUpperCase()}</span>` : '')).join(' ') || '<span class="muted">–</span>';
     const totals = d.status.totalSubRuns === null ? '<span class="muted">–</span>' : `${esc(d.status.succeeded ?? '?')}/${esc(d.status.failed ?? '?')}/${esc(d.status.totalSubRuns)}`;
@@ -152,17 +162,12 @@ export function overviewTable(order: { d: DelegationReport; i: number; depth: nu
     const data = Object.entries(keys).map(([k, v]) => ` data-k-${k}="${esc(String(v))}"`).join('');
     // A row the filter would hide but whose nested rows it shows stays, muted, so they keep their parent.
     const context = [...holds[at]].map((sev) => ` holds-${sev}`).join('');
-    return `<tr class="worst-${worst}${context}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}" title="${esc(headingName(d))}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
-  });
-  // The rows come in journal order; that is start order (what aria-sort claims) only when every delegation has a start.
-  const startOrdered = order.every(({ d }) => d.startedMs !== null);
-  const withErrors = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error')).length;
-  const withWarnings = order.filter(({ d }) => d.findings.some((f) => f.severity === 'error' || f.severity === 'warning')).length;
-  const filter = `<fieldset class="row-filter"><legend>Show</legend><label><input type="radio" name="rows" id="rows-all" checked> all (${order.length})</label> <label><input type="radio" name="rows" id="rows-warning"> with errors or warnings (${withWarnings})</label> <label><input type="radio" name="rows" id="rows-error"> with errors (${withErrors})</label></fieldset>`;
-  return `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric data-first="descending" title="sorts by failed, then by total">succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric${startOrdered ? ' aria-sort="ascending"' : ''}>started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+    yield `<tr class="worst-${worst}${context}" data-group="${group}"${data}><td>${indent}<a href="#${sectionId(i)}" title="${esc(headingName(d))}"><code>${esc(clip(d.id, 44))}${esc(d.key.slice(d.id.length))}</code></a></td><td>${esc(d.pattern ?? '?')}</td><td>${statusPill(d)}</td><td class="num">${totals}</td><td class="num">${fcell}</td><td class="nowrap">${d.startedTs ? `<code title="${esc(d.startedTs)}">${esc(shortTs(d.startedTs))}</code>` : '<span class="muted">–</span>'}</td><td class="num">${dur}</td></tr>`;
+  }
+  yield '</tbody></table></div></section>';
 }
 
-export function pageHeader(report: TraceReport): string {
+export function pageHeader(report: Pick<TraceReport, 'summary' | 'stats' | 'target' | 'tool'>): string {
   const s = report.summary;
   const st = report.stats;
   const summary = `${s.delegations} ${s.delegations === 1 ? 'delegation' : 'delegations'} · ${s.error} ${s.error === 1 ? 'error' : 'errors'} · ${s.warning} ${s.warning === 1 ? 'warning' : 'warnings'} · ${s.info} info`;

@@ -1,7 +1,8 @@
 // The swimlane: one lane per agent, one bar per sub-run attempt, start and join as vertical lines.
 import { parseTimestamp } from '../../journal/time.js';
 import type { AttemptReport, ChildReport, DelegationReport } from '../../report/types.js';
-import { agentLanes, instantMs, lastEventSeen, type Lane } from '../lanes.js';
+import { agentLanes, instantMs, ownLastEvent, type Lane } from '../lanes.js';
+import type { DelegationFacts } from './facts.js';
 import { capText, clip, clipWidth, esc, textUnits, visible } from './escape.js';
 import { barId, findingId, sectionId } from './ids.js';
 import { duration, linearScale, offset, ticks, type Scale } from './scale.js';
@@ -15,7 +16,8 @@ export interface Tip {
 }
 
 export interface TimelineContext {
-  keys: Map<string, DelegationReport>;
+  /** The page's delegations by key (nested spans are drawn from them). */
+  facts: Map<string, DelegationFacts>;
   sections: Map<string, number>;
 }
 
@@ -58,7 +60,7 @@ const tsMs = (ts: string): number | null => {
   return t ? instantMs(t) : null;
 };
 
-function domain(d: DelegationReport, ctx: TimelineContext, lastMs: number | null): [number, number] | null {
+function domain(d: DelegationReport, lastMs: number | null): [number, number] | null {
   const times: number[] = [];
   const push = (v: number | null | undefined) => {
     if (typeof v === 'number' && Number.isFinite(v)) times.push(v);
@@ -80,18 +82,15 @@ function domain(d: DelegationReport, ctx: TimelineContext, lastMs: number | null
   return [lo - pad, hi + pad];
 }
 
-/** Whether the delegation gets a timeline (and so bars to link to): some timestamp of it parses. */
-export function hasTimeline(d: DelegationReport, ctx: TimelineContext): boolean {
-  const last = lastEventSeen(d, ctx.keys);
-  return domain(d, ctx, last ? instantMs(last.instant) : null) !== null;
-}
+/** Whether some own timestamp of the delegation parses: it gets a timeline (and bars to link to), whatever its tree's latest event. */
+export const ownTimes = (d: DelegationReport): boolean => domain(d, null) !== null;
 
 /** The timeline for one delegation (lane names and the SVG) plus the hover cards of its bars, keyed by bar id. */
 export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineContext): { figure: string; tips: Record<string, Tip> } {
   const tips: Record<string, Tip> = {};
-  const last = lastEventSeen(d, ctx.keys);
-  const lastMs = last ? instantMs(last.instant) : null;
-  const dom = domain(d, ctx, lastMs);
+  // A block the page has no facts of (its journal changed between two reads): its own events only.
+  const lastMs = ctx.facts.get(d.key)?.treeLastMs ?? ownLastMs(d);
+  const dom = domain(d, lastMs);
   const lanes = agentLanes(d);
   if (!dom) return { figure: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
   const scale = linearScale(dom[0], dom[1], PLOT_X0, PLOT_X1);
@@ -318,13 +317,12 @@ function badge(fnd: { ids: string[]; severities: string[]; names: string[] }, x:
 function nestedSpans(f: Frame, a: AttemptReport, top: number): string {
   const out: string[] = [];
   for (const key of a.nested) {
-    const n = f.ctx.keys.get(key);
+    const n = f.ctx.facts.get(key);
     const s = f.ctx.sections.get(key);
     if (!n || s === undefined) continue;
-    const start = n.startedMs ?? firstStart(n);
+    const start = n.startedMs ?? n.firstStartMs;
     if (start === null) continue;
-    const nLast = lastEventSeen(n, f.ctx.keys);
-    const end = n.completedMs ?? (nLast ? instantMs(nLast.instant) : start);
+    const end = n.completedMs ?? n.treeLastMs ?? start;
     const x0 = f.scale.x(start);
     const x1 = Math.max(f.scale.x(end), x0 + 3);
     const cls = statusClass(n.status.aggregated, n.completedMs === null);
@@ -333,9 +331,9 @@ function nestedSpans(f: Frame, a: AttemptReport, top: number): string {
   return out.join('');
 }
 
-function firstStart(d: DelegationReport): number | null {
-  const starts = d.children.flatMap((c) => c.attempts.map((a) => a.startMs)).filter((v): v is number => v !== null);
-  return starts.length ? starts.reduce((a, b) => Math.min(a, b)) : null;
+function ownLastMs(d: DelegationReport): number | null {
+  const last = ownLastEvent(d);
+  return last ? instantMs(last.instant) : null;
 }
 
 /** Offset from the delegation start; a journaled ts that does not parse has no time (null ms). */

@@ -13,7 +13,7 @@ import { scanStdin } from './journal/scan.js';
 import { NO_SUCH_FILE } from './journal/scan-file.js';
 import type { FileStats, ScanResult } from './journal/types.js';
 import type { Delegation } from './model/delegation.js';
-import { ComponentMaterializer, orderKey, streamDelegations, type ReportItem } from './model/component-stream.js';
+import { ComponentMaterializer, orderKey, planOf, streamPlan, type ComponentStream, type ReportItem } from './model/component-stream.js';
 import { forgetScan } from './model/cross-index.js';
 import { hash53 } from './journal/id-hash.js';
 import { groupDelegations } from './model/group.js';
@@ -154,9 +154,12 @@ export interface ReportSource {
   kind: string;
   notes: string[];
   began: number;
-  /** Each selected delegation in report order, with the delegations its checks compare it with. */
+  /**
+   * Each selected delegation in report order, with the delegations its checks compare it with.
+   * Called again, reads them again, in the same order (an html page takes two reads).
+   */
   items(): Iterable<ReportItem>;
-  /** Limits lines known only once every item was read. */
+  /** Limits lines known only once every item of the latest read was read. */
   lateNotes?(): string[];
   /** How far items() has got, in units of work (`last` and small reports have none). */
   progress?(): { done: number; total: number };
@@ -282,18 +285,20 @@ export async function prepareStreamedAll(options: AnalyzeOptions): Promise<Repor
     tree = await indexTree(options);
   }
   const { began, files, index, scan, notes } = tree;
-  const stream = streamDelegations(index, files);
+  const plan = planOf(index);
+  let stream: ComponentStream | null = null;
   return {
     scan,
     kind: 'all',
     notes,
     began,
-    items: () => stream.items,
+    // Each call reads the components again (an html page is written from a second read).
+    items: () => (stream = streamPlan(plan, files)).items,
     lateNotes: () => {
-      const reread = stream.rereadNote();
+      const reread = stream?.rereadNote();
       return reread ? [reread] : [];
     },
-    progress: stream.progress,
+    progress: () => stream?.progress() ?? { done: 0, total: 0 },
   };
 }
 

@@ -9,11 +9,12 @@ import type { FormatContext, Formatter, PieceFormatter } from '../format/types.j
 import { isLastTarget } from '../model/target.js';
 import type { DelegationReport, TraceReport } from '../report/types.js';
 import { decimalInteger, parseJobs, parsePollMs, rejectFolderOnStdin, rejectSessionsWithStdin, resolveSettings, useColor, type ScanFlags } from './common.js';
-import { exitCodeForFindings, UsageError, type CliIO } from './io.js';
+import { EXIT, exitCodeForFindings, UsageError, type CliIO } from './io.js';
 import { safeTerminalText } from '../format/terminal.js';
 import { createProgress, type Progress } from './progress.js';
 import { writePiecesToFile, writePiecesToStream } from './chunked-writer.js';
 import { STREAMED_FORMATS, writeReportStream } from './stream-report.js';
+import { readForHtml, type HtmlRegistry, type TwoReads } from './html-page.js';
 
 export interface ReportFlags extends ScanFlags {
   all?: boolean;
@@ -32,7 +33,7 @@ export function exitCodeFor(report: TraceReport, failOn: Severity | 'none'): num
   return exitCodeForFindings(report.delegations, failOn);
 }
 
-interface FormatRegistry {
+interface FormatRegistry extends HtmlRegistry {
   /** Own names only: `--format constructor` must be unknown, not Object's constructor. */
   formatterFor: (name: string) => Formatter | undefined;
   piecesFor: (name: string) => PieceFormatter | undefined;
@@ -213,16 +214,31 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
   }
   const formatter = (name: string) => registry.formatterFor(name)!; // validated before the scan
   const onReport = reportProgress(progress, io);
+  const formats = [flags.format, ...outputs.map(([name]) => name)];
+  // html is written from a second read of the delegations (src/cli/html-page.ts): the blocks are kept only for the other formats.
+  const others = formats.filter((name) => name !== 'html');
   let report: TraceReport;
+  let twoReads: TwoReads | undefined;
   try {
     // Components rebuilt, for an indexed source; delegations checked, for one read into memory.
     const total = 'selected' in source ? (source as PreparedAnalysis).selected.length : 0;
-    const keep = registry.blockKeeperFor([flags.format, ...outputs.map(([name]) => name)]);
-    report = assembleReport(source, analyzeOptions, onReport && ((n) => onReport(n, source.progress?.() ?? { done: n, total })), keep);
+    const keep = registry.blockKeeperFor(others);
+    if (others.length === formats.length) {
+      report = assembleReport(source, analyzeOptions, onReport && ((n) => onReport(n, source.progress?.() ?? { done: n, total })), keep);
+    } else {
+      // Each read is half the work: its share is shown as such.
+      const onDelegation = onReport && ((n: number, second: boolean) => {
+        const { done, total: all } = source.progress?.() ?? { done: n, total };
+        onReport(n, { done: second ? all + done : done, total: 2 * all });
+      });
+      twoReads = readForHtml(source, analyzeOptions, failOn, registry, { keepBlocks: others.length > 0, keep, onDelegation });
+      report = twoReads.report;
+    }
   } finally {
     progress?.finish();
   }
   const pieces = (name: string, c: FormatContext): Iterable<string> => {
+    if (name === 'html' && twoReads) return guardPieces(twoReads.html(), name);
     const inPieces = registry.piecesFor(name);
     return inPieces ? guardPieces(inPieces(report, c), name) : [renderDocument(formatter(name), name, report, c)];
   };
@@ -231,14 +247,19 @@ export async function runReport(target: string | undefined, flags: ReportFlags, 
     try {
       await writePiecesToFile(file, pieces(name, { ...ctx, color: false }));
     } catch (err) {
+      progress?.finish(); // an html page's second read may have drawn it
       const e = err as NodeJS.ErrnoException;
       if (err instanceof UsageError || typeof e.code !== 'string') throw err; // the report, not the file
       throw new UsageError(`cannot write --output ${name}=${file}: ${e.code === 'ENOENT' ? noSuchFileReason(file) : describeError(err)}`);
     }
   }
-  const code = exitCodeFor(report, failOn);
+  const code = twoReads ? (twoReads.failing ? EXIT.findings : EXIT.ok) : exitCodeFor(report, failOn);
   io.exitCodeKnown?.(code);
-  await writePiecesToStream(io.stdout, pieces(flags.format, ctx));
+  try {
+    await writePiecesToStream(io.stdout, pieces(flags.format, ctx));
+  } finally {
+    progress?.finish(); // an html page's second read shows its progress as it is written
+  }
   if (flags.format === 'ndjson' || flags.format === 'github') sayScanLimits(io, report.limits);
   return code;
 }

@@ -1,6 +1,8 @@
 import { chromeTracePieces, formatChromeTrace } from './chrome-trace.js';
 import { formatGithub } from './github.js';
 import { formatHtml, htmlPieces } from './html.js';
+export { pagePieces } from './html.js';
+export { PageFacts } from './html/facts.js';
 import { formatJson } from './json.js';
 import { formatJunit } from './junit.js';
 import { formatMarkdown } from './markdown.js';

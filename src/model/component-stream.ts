@@ -302,7 +302,15 @@ export interface ComponentStream {
  * lookups are dropped once its last delegation has been taken: check each one when it comes.
  */
 export function streamDelegations(index: EventIndex, files: readonly Pick<JournalFile, 'path' | 'display'>[]): ComponentStream {
-  const m = new ComponentMaterializer({ view: index.view(), ...index.components() }, files);
+  return streamPlan(planOf(index), files);
+}
+
+/** The plan of a whole index (its components can be built once: the union-find is then let go). */
+export const planOf = (index: EventIndex): ComponentPlan => ({ view: index.view(), ...index.components() });
+
+/** streamDelegations from a plan: each call reads the components again. */
+export function streamPlan(plan: ComponentPlan, files: readonly Pick<JournalFile, 'path' | 'display'>[]): ComponentStream {
+  const m = new ComponentMaterializer(plan, files);
   let materialized = 0;
   function* items(): Generator<ReportItem> {
     // Closed however the caller stops: a `break` out of the loop runs the finally too.

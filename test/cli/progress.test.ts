@@ -145,7 +145,8 @@ describe('progress through the CLI', () => {
       const tty = await run(['--sessions', demo, run2, '--format', format, '--fail-on', 'none'], true);
       const frames = tty.stderr.split('\r').filter((f) => /reported/.test(f));
       expect(frames.length, format).toBeGreaterThan(0);
-      for (const f of frames) expect(f, format).toMatch(/^\[#+-*\] [12] delegations? reported {2}(50|100)%/);
+      // html reads the two delegations twice (a page from a second read): each read is half the bar.
+      for (const f of frames) expect(f, format).toMatch(format === 'html' ? /^\[#+-*\] [12] delegations? reported {2}(25|50|75|100)%/ : /^\[#+-*\] [12] delegations? reported {2}(50|100)%/);
     }
   });
 

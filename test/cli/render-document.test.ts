@@ -9,15 +9,14 @@ import { UsageError } from '../../src/cli/io.js';
 import type { TraceReport } from '../../src/report/types.js';
 
 // The page's pieces: the head, then a section past the longest string (a RangeError from V8).
+// The CLI writes the page from two reads (pagePieces); htmlPieces is the page of a report in memory.
 vi.mock('../../src/format/html.js', async (original) => {
   const m = await original<typeof import('../../src/format/html.js')>();
-  return {
-    ...m,
-    htmlPieces: function* () {
-      yield '<!doctype html>';
-      throw new RangeError('Invalid string length');
-    },
+  const tooLong = function* () {
+    yield '<!doctype html>';
+    throw new RangeError('Invalid string length');
   };
+  return { ...m, htmlPieces: tooLong, pagePieces: tooLong };
 });
 
 const report = { delegations: [{}, {}, {}] } as unknown as TraceReport;

@@ -93,7 +93,7 @@ function* secondRead(
       const block = next();
       if (!block) break;
       if (block.key === key) return block;
-      if (facts.byKey.has(block.key)) waiting.set(block.key, block);
+      if (facts.has(block.key)) waiting.set(block.key, block);
     }
     return undefined;
   };

@@ -9,7 +9,7 @@ import { LEGEND } from './html/status.js';
 import { INDENTED_LEVELS, STYLES } from './html/styles.js';
 import { renderTimeline } from './html/timeline.js';
 import { TipLog } from './html/tips.js';
-import { byKey, roots } from './lanes.js';
+import { byKey } from './lanes.js';
 import { headingName, joinedPieces, type Formatter, type PieceFormatter } from './types.js';
 
 // Only the hashed inline script may run; no fetches, frames, fonts or remote images.
@@ -18,8 +18,12 @@ const CSP = `default-src 'none'; script-src '${CLIENT_SCRIPT_HASH}'; style-src '
 interface Page {
   facts: PageFacts;
   tips: TipLog;
-  done: Set<string>;
+  /** By section index: the delegation's section is written (or under way). */
+  done: Uint8Array;
 }
+
+/** Whether the section of a key is written (or under way). */
+const isDone = (p: Page, key: string): boolean => p.done[p.facts.index(key)!] === 1;
 
 /** A delegation's block, by key, when its section is due; undefined when it can no longer be had. */
 export type BlockSource = (key: string) => DelegationReport | undefined;
@@ -30,9 +34,9 @@ const legend = (): string =>
 function parentLink(p: Page, d: DelegationReport): string {
   if (!d.parentDelegation || !d.parentRunId) return '';
   const bar = p.facts.barsOf(d.parentRunId)[0];
-  const s = p.facts.sections.get(d.parentDelegation);
+  const s = p.facts.index(d.parentDelegation);
   const run = bar ? ` <a href="#${bar}">sub-run bar</a>` : '';
-  const del = s !== undefined ? ` in <a href="#${sectionId(s)}">delegation ${esc(headingName(p.facts.byKey.get(d.parentDelegation)!))}</a>` : '';
+  const del = s !== undefined ? ` in <a href="#${sectionId(s)}">delegation ${esc(headingName(p.facts.at(s)))}</a>` : '';
   return `<span class="muted parent-link"> — nested:${run}${del}</span>`;
 }
 
@@ -41,10 +45,10 @@ const nestingDepth = (depth: number): string => (depth > INDENTED_LEVELS ? ` <sp
 
 /** A delegation's own part of its section (not closed: its nested sections go inside); its bars' cards go to the tips. */
 function ownSection(p: Page, d: DelegationReport): string {
-  const i = p.facts.sections.get(d.key)!;
-  const { figure, tips } = renderTimeline(d, i, { facts: p.facts.byKey, sections: p.facts.sections });
+  const i = p.facts.index(d.key)!;
+  const { figure, tips } = renderTimeline(d, i, p.facts);
   p.tips.add(tips);
-  const drawn = p.facts.byKey.get(d.key)!.drawn;
+  const drawn = p.facts.at(i).drawn;
   return `<section class="delegation" id="${sectionId(i)}" aria-labelledby="${sectionId(i)}-h">${delegationHeader(d, i, parentLink(p, d))}${legend()}<figure class="timeline">${figure}</figure>${findingsList(d, i, (r) => p.facts.barsOf(r))}${limitsList(d.limits)}${outputsList(d, i, drawn)}${eventList(d)}`;
 }
 
@@ -66,8 +70,8 @@ function* treePieces(p: Page, top: DelegationFacts, blocks: BlockSource): Genera
   const stack = [top];
   while (stack.length > 0) {
     const f = stack.pop()!;
-    p.done.add(f.key);
-    const kids = f.nested.filter((k) => p.facts.byKey.has(k) && !p.done.has(k)).map((k) => p.facts.byKey.get(k)!);
+    p.done[p.facts.index(f.key)!] = 1;
+    const kids = f.nested.filter((k) => p.facts.has(k) && !isDone(p, k)).map((k) => p.facts.get(k)!);
     order.push({ f, kids });
     for (const k of kids) depthOf.set(k.key, depthOf.get(f.key)! + 1);
     for (let n = kids.length - 1; n >= 0; n--) stack.push(kids[n]);
@@ -95,7 +99,7 @@ function* treePieces(p: Page, top: DelegationFacts, blocks: BlockSource): Genera
   const render = (n: number): string => {
     const f = order[n].f;
     const block = blocks(f.key);
-    return block ? ownSection(p, block) : missingSection(f, p.facts.sections.get(f.key)!);
+    return block ? ownSection(p, block) : missingSection(f, p.facts.index(f.key)!);
   };
   // A visit before the one wanted, first of its delegation: rendered now, kept when wanted later.
   const renderAhead = (n: number): void => {
@@ -142,18 +146,20 @@ function* treePieces(p: Page, top: DelegationFacts, blocks: BlockSource): Genera
   for (; rendered < order.length; rendered++) renderAhead(rendered);
 }
 
-/** Roots first, each followed by its nested delegations (for the overview table); a loop, as above. */
-function overviewOrder(p: Page, list: DelegationFacts[]): { d: DelegationFacts; i: number; depth: number }[] {
-  const out: { d: DelegationFacts; i: number; depth: number }[] = [];
-  const seen = new Set<string>();
-  const stack = list.map((d) => ({ d, depth: 0 })).reverse();
+/** Roots first, each followed by its nested delegations (for the overview table): section indexes and depths; a loop, as above. */
+function overviewOrder(p: Page, list: number[]): { i: number; depth: number }[] {
+  const out: { i: number; depth: number }[] = [];
+  const seen = new Uint8Array(p.facts.count);
+  const stack = list.map((i) => ({ i, depth: 0 })).reverse();
   while (stack.length > 0) {
-    const { d, depth } = stack.pop()!;
-    if (seen.has(d.key)) continue;
-    seen.add(d.key);
-    out.push({ d, i: p.facts.sections.get(d.key)!, depth });
-    const kids = d.nested.filter((k) => p.facts.byKey.has(k)).map((k) => p.facts.byKey.get(k)!);
-    for (let n = kids.length - 1; n >= 0; n--) stack.push({ d: kids[n], depth: depth + 1 });
+    const { i: at, depth } = stack.pop()!;
+    const d = p.facts.at(at);
+    const i = p.facts.index(d.key)!;
+    if (seen[i]) continue;
+    seen[i] = 1;
+    out.push({ i, depth });
+    const kids = d.nested.filter((k) => p.facts.has(k)).map((k) => p.facts.index(k)!);
+    for (let n = kids.length - 1; n >= 0; n--) stack.push({ i: kids[n], depth: depth + 1 });
   }
   return out;
 }
@@ -167,12 +173,17 @@ export type PageHead = Pick<TraceReport, 'tool' | 'target' | 'summary' | 'stats'
  * Never the page as one string.
  */
 export function* pagePieces(head: PageHead, facts: PageFacts, blocks: BlockSource, limits: () => string[]): Generator<string> {
-  const p: Page = { facts, tips: new TipLog(), done: new Set() };
-  const count = facts.list.length;
-  const top = roots(facts.list);
+  const p: Page = { facts, tips: new TipLog(), done: new Uint8Array(facts.count) };
+  const count = facts.count;
+  const all = Array.from({ length: count }, (_, i) => i);
+  // Top-level delegations: those whose parent delegation is not on the page.
+  const top = all.filter((i) => {
+    const parent = facts.at(i).parentDelegation;
+    return !parent || !facts.has(parent);
+  });
   const showTable = head.target.kind === 'all' || count > 1;
   const empty = count === 0 ? '<p class="empty">No delegations found.</p>' : '';
-  const title = count === 1 ? `Delegation ${facts.list[0].id}` : `${count} delegations`;
+  const title = count === 1 ? `Delegation ${facts.at(0).id}` : `${count} delegations`;
   yield `<!doctype html>
 <html lang="en">
 <head>
@@ -187,13 +198,14 @@ export function* pagePieces(head: PageHead, facts: PageFacts, blocks: BlockSourc
 <main>
 ${pageHeader(head)}
 `;
-  if (showTable && count) yield* overviewTable(overviewOrder(p, [...top, ...facts.list]));
+  if (showTable && count) yield* overviewTable(overviewOrder(p, [...top, ...all]), (i) => facts.at(i));
   yield `${empty}
 `;
   // The roots, then anything not reached from one (a nesting cycle), each with its nested ones.
   let first = true;
-  for (const f of [...top, ...facts.list]) {
-    if (p.done.has(f.key)) continue;
+  for (const i of [...top, ...all]) {
+    const f = facts.at(i);
+    if (isDone(p, f.key)) continue;
     if (!first) yield '\n';
     yield* treePieces(p, f, blocks);
     first = false;

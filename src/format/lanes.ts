@@ -35,7 +35,7 @@ export function byKey<D extends Pick<DelegationReport, 'key'>>(delegations: read
 }
 
 /** Top-level delegations: those whose parent delegation is not in this report. */
-export function roots<D extends Pick<DelegationReport, 'key' | 'parentDelegation'>>(delegations: readonly D[]): D[] {
+export function roots(delegations: DelegationReport[]): DelegationReport[] {
   const keys = byKey(delegations);
   return delegations.filter((d) => !d.parentDelegation || !keys.has(d.parentDelegation));
 }

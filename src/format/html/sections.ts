@@ -114,30 +114,37 @@ export function outputsList(d: DelegationReport, i: number, drawn: boolean): str
 }
 
 /** For each row, the severities (error, warning) of the findings of the rows nested under it. */
-function nestedSeverities(order: readonly { d: DelegationFacts; depth: number }[]): Set<'error' | 'warning'>[] {
+function nestedSeverities(order: readonly { i: number; depth: number }[], row: (i: number) => DelegationFacts): Set<'error' | 'warning'>[] {
   const out = order.map(() => new Set<'error' | 'warning'>());
   const open: number[] = []; // the rows above the current one, by depth
-  order.forEach(({ d, depth }, at) => {
+  order.forEach(({ i, depth }, at) => {
     open.length = depth;
-    for (const sev of d.serious) for (const up of open) out[up].add(sev);
+    for (const sev of row(i).serious) for (const up of open) out[up].add(sev);
     open[depth] = at;
   });
   return out;
 }
 
 /** One row per delegation (nested ones indented under their parent) for multi-delegation reports, a row at a time. */
-export function* overviewTable(order: { d: DelegationFacts; i: number; depth: number }[]): Generator<string> {
+export function* overviewTable(order: { i: number; depth: number }[], row: (i: number) => DelegationFacts): Generator<string> {
   // Sort keys for the page's script: it sorts groups (an outer delegation with its nested ones), so nesting survives.
   let group = -1;
-  const holds = nestedSeverities(order);
+  const holds = nestedSeverities(order, row);
   // The rows come in journal order; that is start order (what aria-sort claims) only when every delegation has a start.
-  const startOrdered = order.every(({ d }) => d.startedMs !== null);
-  const withErrors = order.filter(({ d }) => d.counts.error > 0).length;
-  const withWarnings = order.filter(({ d }) => d.counts.error + d.counts.warning > 0).length;
+  let startOrdered = true;
+  let withErrors = 0;
+  let withWarnings = 0;
+  for (const { i } of order) {
+    const d = row(i);
+    if (d.startedMs === null) startOrdered = false;
+    if (d.counts.error > 0) withErrors++;
+    if (d.counts.error + d.counts.warning > 0) withWarnings++;
+  }
   const filter = `<fieldset class="row-filter"><legend>Show</legend><label><input type="radio" name="rows" id="rows-all" checked> all (${order.length})</label> <label><input type="radio" name="rows" id="rows-warning"> with errors or warnings (${withWarnings})</label> <label><input type="radio" name="rows" id="rows-error"> with errors (${withErrors})</label></fieldset>`;
   yield `<section class="overview"><h2>Delegations <span class="muted">(${order.length})</span></h2>${filter}<div class="table-scroll"><table class="sortable"><thead><tr><th data-sort="delegation">delegation</th><th data-sort="pattern">pattern</th><th data-sort="status">status</th><th class="num" data-sort="totals" data-numeric data-first="descending" title="sorts by failed, then by total">succeeded/failed/total</th><th class="num" data-sort="findings" data-numeric data-first="descending">findings</th><th data-sort="started" data-numeric${startOrdered ? ' aria-sort="ascending"' : ''}>started</th><th class="num" data-sort="dur" data-numeric data-first="descending">to join</th></tr></thead><tbody>`;
   for (let at = 0; at < order.length; at++) {
-    const { d, i, depth } = order[at];
+    const { i, depth } = order[at];
+    const d = row(i);
     if (depth === 0) group++;
     const { counts } = d;
     // A letter with each count (E, W, I) and the words in a title: colour is not the only carrier.

@@ -15,10 +15,10 @@ export interface Tip {
   rows: [string, string][];
 }
 
+/** The page's delegations by key (nested spans are drawn from them) and their section indexes. */
 export interface TimelineContext {
-  /** The page's delegations by key (nested spans are drawn from them). */
-  facts: Map<string, DelegationFacts>;
-  sections: Map<string, number>;
+  get(key: string): DelegationFacts | undefined;
+  index(key: string): number | undefined;
 }
 
 const W = 1160;
@@ -89,7 +89,8 @@ export const ownTimes = (d: DelegationReport): boolean => domain(d, null) !== nu
 export function renderTimeline(d: DelegationReport, i: number, ctx: TimelineContext): { figure: string; tips: Record<string, Tip> } {
   const tips: Record<string, Tip> = {};
   // A block the page has no facts of (its journal changed between two reads): its own events only.
-  const lastMs = ctx.facts.get(d.key)?.treeLastMs ?? ownLastMs(d);
+  const own = ctx.get(d.key);
+  const lastMs = own ? own.treeLastMs : ownLastMs(d);
   const dom = domain(d, lastMs);
   const lanes = agentLanes(d);
   if (!dom) return { figure: `<p class="empty">No journaled timestamp parses, so no timeline can be drawn.</p>`, tips };
@@ -317,8 +318,8 @@ function badge(fnd: { ids: string[]; severities: string[]; names: string[] }, x:
 function nestedSpans(f: Frame, a: AttemptReport, top: number): string {
   const out: string[] = [];
   for (const key of a.nested) {
-    const n = f.ctx.facts.get(key);
-    const s = f.ctx.sections.get(key);
+    const n = f.ctx.get(key);
+    const s = f.ctx.index(key);
     if (!n || s === undefined) continue;
     const start = n.startedMs ?? n.firstStartMs;
     if (start === null) continue;

@@ -30,7 +30,7 @@ export function agentLanes(d: DelegationReport): Lane[] {
 }
 
 /** The delegations of the report keyed by `key`, to walk nested trees. */
-export function byKey<D extends Pick<DelegationReport, 'key'>>(delegations: readonly D[]): Map<string, D> {
+export function byKey(delegations: DelegationReport[]): Map<string, DelegationReport> {
   return new Map(delegations.map((d) => [d.key, d] as const));
 }
 

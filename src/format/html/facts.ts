@@ -46,7 +46,7 @@ const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
 const FLAG_COMPLETED = 1;
 const FLAG_OWN_TIMES = 2;
 const FLAG_DRAWN = 4;
-/** Whether a string column holds a value, the empty string, or nothing. */
+/** No string (null), and the end of a run's chain of attempts. */
 const NONE = -1;
 
 /**

@@ -28,6 +28,29 @@ describe('html in pieces', () => {
     }
   });
 
+  it('a report whose nesting is not a tree (a delegation nested in two, a loop) gets each section where the page nests it, and each bar card once', async () => {
+    const { report } = await analyze({ cwd: ROOT, sessions: [path.join(FIXTURES, 'sessions')], all: true, checkOptions: { nowMs: Date.parse('2030-01-01T00:00:00Z') } });
+    // Reports the tool builds nest each delegation once; a library user's may not: a nests b and c, b nests c; d and e nest each other.
+    const [a, b, c, d, e] = report.delegations;
+    a.nested = [b.key, c.key, ...a.nested];
+    b.nested = [c.key, ...b.nested];
+    b.parentDelegation = a.key;
+    c.parentDelegation = b.key;
+    d.nested = [e.key];
+    e.nested = [d.key];
+    d.parentDelegation = e.key;
+    e.parentDelegation = d.key;
+    const page = [...htmlPieces(report, ctx)].join('');
+    expect(page.match(/<section class="delegation" id="d2"/g)).toHaveLength(2); // inside b, and inside a after b
+    expect(page.match(/<section class="delegation" id="d[34]"/g)).toHaveLength(2); // the loop, once each
+    expect(page.match(/<section[ >]/g)!.length).toBe(page.match(/<\/section>/g)!.length);
+    const tips = /<script type="application\/json" id="td-tips">(.*?)<\/script>/s.exec(page)![1];
+    const ids = [...tips.matchAll(/"(d\d+-c\d+-a\d+)":\{/g)].map((m) => m[1]);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(Object.keys(JSON.parse(tips))).toEqual(ids);
+  });
+
   it('the CLI writes the page formatHtml returns, on stdout and to an --output file', async () => {
     const file = path.join(tmp, 'r.html');
     const r = await runMain(['--sessions', path.join(FIXTURES, 'hostile'), '--all', '--format', 'html', '-o', `html=${file}`, '--fail-on', 'none']);

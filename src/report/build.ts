@@ -169,6 +169,7 @@ function delegationLimits(d: Delegation, files: Map<string, FileStats>, extra: s
   }
   const join = d.completed;
   if (join) for (const l of unreadableJoinFields(join)) out.push(l);
+  for (const l of missingPreviews(d)) out.push(l);
   if (d.started && d.started.agentCount === null)
     out.push(`The delegation_started at ${d.started.file}:${d.started.line} has agent_count missing or not an integer (the engine writes one): agent-set-mismatch could not compare it with agent_ids.`);
   const untimed = d.events.filter((e) => !e.time).length;
@@ -197,6 +198,25 @@ function unreadableJoinFields(c: DelegationCompletedEvent): string[] {
   if (c.aggregatedStatus === null) out.push(`The delegation_completed at ${at} has no aggregated_status string: status-mismatch could not judge it.`);
   else if (!AGGREGATED_STATUSES.has(c.aggregatedStatus))
     out.push(`The delegation_completed at ${at} has aggregated_status ${JSON.stringify(c.aggregatedStatus)}, none the engine writes (completed, partial, failed, unfinished): status-mismatch could not judge it.`);
+  return out;
+}
+
+/** Patterns whose join never carries an aggregate (journal-format §2.5): nothing is lost without the key. */
+const NO_AGGREGATE_PATTERNS = new Set(['sequential', 'pipeline', 'adversarial_review', 'fork']);
+const OLDEST_ENGINE = 'absent, as journals of the oldest engine version write none, or not a string';
+
+/** Output previews the journal does not carry (Gen 0): without this line the output checks' silence would read as clean outputs. */
+function missingPreviews(d: Delegation): string[] {
+  const out: string[] = [];
+  const lacking = [...d.runs.values()].flatMap((r) => r.completions.filter((c) => c.outputPreview === undefined));
+  if (lacking.length > 0) {
+    const one = lacking.length === 1;
+    const first = [...lacking].sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line)[0];
+    out.push(`${one ? 'A sub-run completion' : `${lacking.length} sub-run completions`} (${one ? '' : 'first at '}${first.file}:${first.line}) ${one ? 'has' : 'have'} no output_preview (${OLDEST_ENGINE}): silent-failure and failed-in-aggregate could not judge ${one ? 'its output' : 'their outputs'}.`);
+  }
+  const join = d.completed;
+  if (join && join.aggregatedOutputPreview === undefined && !NO_AGGREGATE_PATTERNS.has(join.pattern ?? d.pattern ?? ''))
+    out.push(`The delegation_completed at ${join.file}:${join.line} has no aggregated_output_preview (${OLDEST_ENGINE}): failed-in-aggregate could not check what the join published.`);
   return out;
 }
 

@@ -78,6 +78,8 @@ describe('values of the wrong JSON type', () => {
     expect(d.limits.filter((l: string) => l.startsWith('The delegation_completed'))).toEqual([
       expect.stringContaining('has total_sub_runs, succeeded, failed missing or not an integer'),
       expect.stringContaining('has no aggregated_status string: status-mismatch could not judge it.'),
+      // No aggregated_output_preview key either (as a Gen 0 join): failed-in-aggregate could not look at it.
+      expect.stringContaining('has no aggregated_output_preview (absent, as journals of the oldest engine version write none, or not a string)'),
     ]);
   });
 });

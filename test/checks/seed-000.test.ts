@@ -54,7 +54,7 @@ const VARIANTS: Variant[] = [
         lines: [7, 18],
       },
       // The same fact breaks the totals too (CHECKS.md resolved detail 8).
-      { id: 'totals-mismatch', severity: 'error', says: ['succeeded is 2 but 1 child succeeded'], lines: [18] },
+      { id: 'totals-mismatch', severity: 'error', says: ['succeeded is 2 but 1 child succeeded'], lines: [18, 17, 19] },
       LATE_APAC,
     ],
     mustNot: ['foreign-parent', 'status-mismatch', 'silent-failure', 'missing-completion'],

@@ -20,7 +20,8 @@ testCheck('totals-mismatch', {
             'total_sub_runs is 3 but 2 children were journaled (retries folded) and every expected child started, so 1 extra result is unexplained',
             'retried original ab284fdb-8479-4d57-a68e-ac98aa06b867 must not be counted',
           ],
-          evidenceLines: ['trigger-retry-counted.jsonl:12'],
+          // The join, and the retried original the message names (its verification_failed completion).
+          evidenceLines: ['trigger-retry-counted.jsonl:12', 'trigger-retry-counted.jsonl:8'],
         },
       ],
     },
@@ -31,7 +32,8 @@ testCheck('totals-mismatch', {
         {
           severity: 'error',
           messageIncludes: ['succeeded is 3 but 2 children succeeded (completed without error)', 'failed is 0 but 1 result did not succeed'],
-          evidenceLines: ['trigger-failure-counted-as-success.jsonl:14'],
+          // The join, and the child it counted as a success: tester's failed completion.
+          evidenceLines: ['trigger-failure-counted-as-success.jsonl:14', 'trigger-failure-counted-as-success.jsonl:13'],
         },
       ],
     },
@@ -41,7 +43,8 @@ testCheck('totals-mismatch', {
         {
           severity: 'error',
           messageIncludes: ['succeeded is 1 but 2 children succeeded', 'failed is 1 but 0 results did not succeed'],
-          evidenceLines: ['trigger-success-counted-as-failure.jsonl:12'],
+          // The join, and the children that succeeded (one of them was counted as failed).
+          evidenceLines: ['trigger-success-counted-as-failure.jsonl:12', 'trigger-success-counted-as-failure.jsonl:10', 'trigger-success-counted-as-failure.jsonl:11'],
         },
       ],
     },

@@ -80,12 +80,18 @@ export function lastMarker(run: SubRun, action: string) {
   return ms.length ? ms[ms.length - 1] : null;
 }
 
-/** The run's last pause marker, unless a resume marker for it came later (it was running again). */
+/**
+ * The run's last pause marker, unless it was running again later: a resume marker for it, or a
+ * second delegation_sub_run_started of the same run (a resume through transition_state, journal-format §5.1).
+ */
 export function pauseNotResumed(run: SubRun) {
   const pause = lastMarker(run, 'pause');
   const resume = lastMarker(run, 'resume');
-  return pause && resume && happenedAfter(resume, pause) ? null : pause;
+  return pause && ((resume && happenedAfter(resume, pause)) || restartedAfter(run, pause)) ? null : pause;
 }
+
+/** Whether the run journaled a start after `e`: it went back to Running. */
+const restartedAfter = (run: SubRun, e: Location & { time: Instant | null }): boolean => run.starts.some((s) => happenedAfter(s, e));
 
 /** The run's last pause marker, unless a completion other than `paused` came after it (the run resumed and settled). */
 export function pauseThatHeld(run: SubRun) {
@@ -252,9 +258,10 @@ function lineAfter(st: FileStats, e: JournalEvent): { time: Instant; line: numbe
 /** Probable cause for a started run with no terminal completion (CHECKS.md resolved detail 2). */
 export function missingCompletionCause(d: Delegation, run: SubRun, files: Map<string, FileStats>, nowMs: number, staleAfterMs: number): { cause: OpenCause; detail: string; evidence: Location[] } {
   const pause = pauseNotResumed(run); // paused, then resumed: the pause does not explain the missing completion
-  const pausedCompletion = run.completions.find((c) => isPausedStatus(c.status));
+  // A Gen A paused completion that a later start of the run followed was resumed too.
+  const pausedCompletion = run.completions.filter((c) => isPausedStatus(c.status)).at(-1);
   if (pause) return { cause: 'paused', detail: 'a pause marker names it', evidence: [loc(pause)] };
-  if (pausedCompletion) return { cause: 'paused', detail: `a Gen A completion says ${pausedCompletion.status}, which is not terminal`, evidence: [loc(pausedCompletion)] };
+  if (pausedCompletion && !restartedAfter(run, pausedCompletion)) return { cause: 'paused', detail: `a Gen A completion says ${pausedCompletion.status}, which is not terminal`, evidence: [loc(pausedCompletion)] };
   // A cancel marker names this run; "ended unfinished" is the delegation's: the run's own evidence
   // wins (a cancel whose reconciliation ran out of budget leaves the run waiting, journal-format §5.2).
   const cancel = lastMarker(run, 'cancel_requested');

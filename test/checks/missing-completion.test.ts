@@ -62,6 +62,31 @@ testCheck('missing-completion', {
       ],
     },
     {
+      // Paused, then a second delegation_sub_run_started for the same run (a resume through
+      // transition_state, journal-format §5.1) and no resume marker: it was running again, so the
+      // pause does not explain the missing completion; the delegation completed without it.
+      fixture: 'trigger-paused-then-restarted.jsonl',
+      findings: [
+        {
+          severity: 'error',
+          messageIncludes: 'sub-run ra (agent a) started but never completed: unknown (the delegation completed without it)',
+          evidenceLines: ['trigger-paused-then-restarted.jsonl:2', 'trigger-paused-then-restarted.jsonl:7'],
+          symptom: 'Child cannot message parent',
+        },
+      ],
+    },
+    {
+      // The look-alike: restarted first, paused after that: still paused.
+      fixture: 'trigger-restarted-then-paused.jsonl',
+      findings: [
+        {
+          severity: 'warning',
+          messageIncludes: 'sub-run ra (agent a) started but never completed: paused (a pause marker names it)',
+          evidenceLines: ['trigger-restarted-then-paused.jsonl:2', 'trigger-restarted-then-paused.jsonl:5'],
+        },
+      ],
+    },
+    {
       // Newest line 3 minutes before the pinned now (2030-01-01T00:00:00Z), under the 10 min default.
       fixture: 'trigger-still-running',
       findings: [

@@ -19,7 +19,7 @@ import { hash53 } from './journal/id-hash.js';
 import { groupDelegations } from './model/group.js';
 import { delegationOrder, filesBySession, isLastTarget, resolveTarget, targetCandidate } from './model/target.js';
 import { buildDelegationReport, fileLimits } from './report/build.js';
-import { SCHEMA_VERSION, type DelegationReport, type ScanStats, type TraceReport } from './report/types.js';
+import { SCHEMA_VERSION, type DelegationReport, type ReportTargetKind, type ScanStats, type TraceReport } from './report/types.js';
 import { compareInstants, monotonicMs } from './journal/time.js';
 import { VERSION } from './version.js';
 import { abortable } from './abort.js';
@@ -151,7 +151,7 @@ export async function analyze(options: AnalyzeOptions = {}): Promise<Analysis> {
 /** What a streamed report is written from: the scan's counts and the delegations in report order. */
 export interface ReportSource {
   scan: ScanResult;
-  kind: string;
+  kind: ReportTargetKind;
   notes: string[];
   began: number;
   /**
@@ -257,7 +257,7 @@ function analysisOf({ scan, roots, notes }: JournalsRead, options: AnalyzeOption
   const delegations = groupDelegations(scan.events).sort(delegationOrder);
   const sessionFiles = filesBySession(scan.files.map((f) => f.file));
   let selected: Delegation[];
-  let kind: string;
+  let kind: ReportTargetKind;
   if (options.all) {
     selected = delegations;
     kind = 'all';
@@ -594,7 +594,7 @@ export interface ReportSelection {
   /** Every delegation found (cross-delegation checks compare against them). */
   delegations: Delegation[];
   selected: Delegation[];
-  kind: string;
+  kind: ReportTargetKind;
 }
 
 /** Runs the checks on the selected delegations and builds the report document (analyze, --follow). */

@@ -7,7 +7,7 @@ export { FORMATTERS, formatterFor, piecesFor, type FormatName } from './format/i
 export type { Formatter, FormatContext, PieceFormatter } from './format/types.js';
 export { exitCodeForFindings } from './cli/io.js';
 // Every type docs/json.md names: the JSON document is a TraceReport, an NDJSON line a DelegationReport.
-export type { AttemptReport, ChildReport, DelegationReport, Marker, ScanStats, TimelineEntry, TimelineKind, TraceReport } from './report/types.js';
+export type { AttemptReport, ChildReport, DelegationReport, Marker, ReportTargetKind, ScanStats, TimelineEntry, TimelineKind, TraceReport } from './report/types.js';
 export type { Location } from './journal/types.js';
 export { main } from './cli/main.js';
 // Errors the run stops with (a missing root, an unknown or ambiguous target, …): the CLI's exit 2.

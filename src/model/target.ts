@@ -1,10 +1,11 @@
+import type { ReportTargetKind } from '../report/types.js';
 import { sessionIdOfPath } from '../journal/discover.js';
 import { compareInstants } from '../journal/time.js';
 import type { Instant, JournalEvent } from '../journal/types.js';
 import type { Delegation } from './delegation.js';
 import { delegationTree } from './group.js';
 
-export type TargetKind = 'delegation' | 'parent-run' | 'session' | 'prefix' | 'last' | 'all';
+export type TargetKind = Exclude<ReportTargetKind, 'follow'>;
 
 export type TargetResult =
   | { ok: true; kind: TargetKind; delegations: Delegation[]; /** For a prefix: the one id it resolved to. */ prefixOf?: string }

@@ -107,10 +107,13 @@ export interface ScanStats {
   durationMs: number;
 }
 
+/** What the query named (docs/json.md `target.kind`); `follow` is a report --follow prints. */
+export type ReportTargetKind = 'delegation' | 'parent-run' | 'session' | 'prefix' | 'last' | 'all' | 'follow';
+
 export interface TraceReport {
   schemaVersion: typeof SCHEMA_VERSION;
   tool: { name: 'trace-delegation'; version: string };
-  target: { query: string; kind: string };
+  target: { query: string; kind: ReportTargetKind };
   delegations: DelegationReport[];
   summary: { delegations: number; error: number; warning: number; info: number };
   /** Limits that concern the whole scan (unreadable files, skipped lines). */

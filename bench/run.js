@@ -84,7 +84,7 @@ function measure(cmd) {
     let args = cmd.args;
     const env = { ...process.env, NO_COLOR: '1', ...cmd.env };
     if (hasGnuTime) {
-      args = ['-f', '%M', '-o', rssFile, file, ...args];
+      args = ['-f', '%M %U %S', '-o', rssFile, file, ...args];
       file = GNU_TIME;
     } else if (cmd.node) {
       args = ['--import', path.join(HERE, 'maxrss.mjs'), ...args];
@@ -107,14 +107,16 @@ function measure(cmd) {
       closeSync(devnull);
       if (code !== 0 && !(cmd.okCodes ?? [0]).includes(code)) return reject(new Error(`${cmd.name} exited ${code}: ${stderr.slice(0, 500)}`));
       let rssKb = null;
+      let cpuSeconds = null;
       try {
-        const text = readFileSync(rssFile, 'utf8').trim().split('\n').pop();
-        rssKb = Number(text);
+        const [kb, user, system] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+        rssKb = kb;
+        if (Number.isFinite(user) && Number.isFinite(system)) cpuSeconds = user + system;
         rmSync(rssFile);
       } catch {
         // no RSS for non-node commands without GNU time
       }
-      resolve({ seconds, rssMb: rssKb ? rssKb / 1024 : null, outBytes, output: cmd.keepOutput ? Buffer.concat(keep).toString() : null });
+      resolve({ seconds, rssMb: rssKb ? rssKb / 1024 : null, cpuSeconds, outBytes, output: cmd.keepOutput ? Buffer.concat(keep).toString() : null });
     });
   });
 }
@@ -149,8 +151,8 @@ function timeStringify(report) {
 const fmt = (n, d = 2) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(d));
 
 function table(rows) {
-  const head = ['size', 'command', 'median s', 'MB/s', 'vs baseline', 'vs floor', 'peak RSS MB'];
-  const body = rows.map((r) => [`${r.size} GiB`, r.name, fmt(r.median, 3), fmt(r.mbps, 0), r.vsBaseline, r.vsFloor, fmt(r.rssMb, 0)]);
+  const head = ['size', 'command', 'median s', 'CPU s', 'MB/s', 'vs baseline', 'vs floor', 'peak RSS MB'];
+  const body = rows.map((r) => [`${r.size} GiB`, r.name, fmt(r.median, 3), fmt(r.cpu, 2), fmt(r.mbps, 0), r.vsBaseline, r.vsFloor, fmt(r.rssMb, 0)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' | ')} |`;
   return [line(head), `|${widths.map((w, i) => (i === 1 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)].join('\n');
@@ -168,6 +170,19 @@ function roleOf(c) {
   if (c.name.startsWith('python3')) return 'baseline';
   if (c.name.startsWith('grep')) return 'floor';
   return 'full';
+}
+
+/** A steal share above this is said to stretch the wall times. */
+const STEAL_NOTED = 0.05;
+
+/** The machine's CPU counters (Linux /proc/stat, in clock ticks): all time, and the time stolen by the hypervisor. Null elsewhere. */
+function cpuTicks() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: f.reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+  } catch {
+    return null;
+  }
 }
 
 /** A command whose rounds' quartiles differ by more than this was measured on a busy machine. */
@@ -194,11 +209,17 @@ function summarize(results) {
     const floor = pick(s, 'floor').median;
     for (const c of s.commands) {
       const bytes = c.bytes ?? (['baseline', 'floor'].includes(roleOf(c)) ? c.plainBytes ?? s.corpus.bytes : s.corpus.bytes);
-      rows.push({ size: s.sizeGiB, name: nameOf(c), median: c.median, mbps: bytes / 1e6 / c.median, vsBaseline: roleOf(c) === 'baseline' ? '1.0×' : `${fmt(baseline / c.median, 1)}× faster`, vsFloor: `${fmt(c.median / floor, 1)}×`, rssMb: c.peakRssMb });
+      rows.push({ size: s.sizeGiB, name: nameOf(c), median: c.median, mbps: bytes / 1e6 / c.median, vsBaseline: roleOf(c) === 'baseline' ? '1.0×' : `${fmt(baseline / c.median, 1)}× faster`, vsFloor: `${fmt(c.median / floor, 1)}×`, rssMb: c.peakRssMb, cpu: c.cpuSeconds?.length ? median(c.cpuSeconds) : null });
     }
   }
   console.log(`\n${table(rows)}\n`);
-  console.log('Medians of the rounds; "vs baseline" = baseline time / time; "vs floor" = time / grep time; peak RSS = the largest of the rounds.');
+  console.log('Medians of the rounds; CPU s = user + system seconds of the process and its threads; "vs baseline" = baseline time / time; "vs floor" = time / grep time; peak RSS = the largest of the rounds.');
+  // On a shared VM the hypervisor may give this guest's cores to others ("steal"): wall times then stretch while CPU times hold.
+  for (const s of results.sizes) {
+    if (s.stealShare === undefined || s.stealShare === null) continue;
+    const pct = s.stealShare * 100;
+    console.log(`${s.sizeGiB} GiB: CPU steal during the rounds ${fmt(pct, 1)}% of the machine's time${pct > STEAL_NOTED * 100 ? ' (other guests used this VM\'s cores: wall times are stretched, the CPU seconds less so; compare ratios, or measure again when calm)' : ''}`);
+  }
   // This VM is shared: say how calm the rounds were, so a noisy run is read as one.
   for (const s of results.sizes) {
     // Upper over lower quartile (nearest rank): one slow round alone does not make a run noisy.
@@ -279,10 +300,12 @@ for (const size of args.sizes) {
   const cmds = commandsFor(corpus, plainFiles, plainBytes, threads);
   const times = new Map(cmds.map((c) => [c.name, []]));
   const rss = new Map(cmds.map((c) => [c.name, []]));
+  const cpu = new Map(cmds.map((c) => [c.name, []]));
   const failures = new Map();
   log('warm-up (page cache, one untimed run each)…');
   const output = new Map();
   for (const c of cmds) output.set(c.name, (await measure({ ...c, pipe: true })).outBytes);
+  const ticksBefore = cpuTicks();
   for (let round = 0; round < args.reps; round++) {
     // Rotate the order each round so drift on a shared machine hits every command alike.
     const order = cmds.map((_, i) => cmds[(i + round) % cmds.length]);
@@ -300,9 +323,12 @@ for (const size of args.sizes) {
       }
       times.get(c.name).push(m.seconds);
       if (m.rssMb !== null) rss.get(c.name).push(m.rssMb);
+      if (m.cpuSeconds !== null) cpu.get(c.name).push(m.cpuSeconds);
     }
     log(`round ${round + 1}/${args.reps}: ${cmds.map((c) => `${c.role} ${failedNow.has(c.name) ? 'FAILED' : `${fmt(times.get(c.name).at(-1), 2)}s`}`).join(', ')}`);
   }
+  const ticksAfter = cpuTicks();
+  const stealShare = ticksBefore && ticksAfter && ticksAfter.total > ticksBefore.total ? (ticksAfter.steal - ticksBefore.steal) / (ticksAfter.total - ticksBefore.total) : null;
   // The tool's own stats (files read, in-process time), from one more untimed run each.
   const stats = new Map();
   let stringifySeconds = null;
@@ -319,10 +345,10 @@ for (const size of args.sizes) {
     if (c.role === 'full') stringifySeconds = median([0, 1, 2].map(() => timeStringify(report)));
   }
   const med = (name) => median(times.get(name));
-  const sizeResult = { sizeGiB: size, stringifySeconds, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
+  const sizeResult = { sizeGiB: size, stringifySeconds, stealShare, corpus: { files: corpus.files, gzipped: corpus.gzipped, bytes: corpus.bytes, lines: corpus.lines, delegationLines: corpus.delegationLines }, commands: [] };
   for (const c of cmds) {
     const peak = rss.get(c.name).length ? Math.max(...rss.get(c.name)) : null;
-    sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, jobs: c.jobs, defaultJobs: c.defaultJobs, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, rssMb: rss.get(c.name), outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null, failures: failures.get(c.name) ?? [] });
+    sizeResult.commands.push({ role: c.role, name: c.name, note: c.note, jobs: c.jobs, defaultJobs: c.defaultJobs, bytes: c.bytes, seconds: times.get(c.name), median: med(c.name), peakRssMb: peak, rssMb: rss.get(c.name), cpuSeconds: cpu.get(c.name), outputBytes: output.get(c.name), stats: stats.get(c.name) ?? null, failures: failures.get(c.name) ?? [] });
   }
   results.sizes.push(sizeResult);
 }

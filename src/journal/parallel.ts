@@ -23,6 +23,24 @@ export type ScanMode = 'events' | 'index' | 'index-named';
 export type WorkerRequest = { type: 'job'; id: number; files: WorkerFile[]; mode: ScanMode; maxEvents?: number } | { type: 'stop' };
 export type WorkerResponse = { type: 'done'; id: number; results: ScanFileOutput[]; chunk?: IndexChunk };
 
+/**
+ * The first error that stops a scan (the caller's onFile threw, or this thread's read failed),
+ * shared by everything that records results: once it holds one, nothing more is recorded and
+ * every road out of the scan throws that error. Later errors are dropped.
+ */
+class ScanStop {
+  private first: { error: unknown } | undefined;
+  get stopped(): boolean {
+    return this.first !== undefined;
+  }
+  keep(error: unknown): void {
+    this.first ??= { error };
+  }
+  throwIfStopped(): void {
+    if (this.first) throw this.first.error;
+  }
+}
+
 /** What every file's scan is given (ScanFileInput): a stop past `maxEvents`, and progress within the file. */
 interface PerFile {
   maxEvents?: number;
@@ -159,7 +177,7 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   const onFile = options.onFile;
   // onFile's error thrown within a file's read: the reader takes any error there for the file's own
   // (a read cut short), so it is kept here and thrown when that file is recorded.
-  let stoppedWithin: { error: unknown } | undefined;
+  const stop = new ScanStop();
   const onRead = onFile
     ? (fileIndex: number, n: number) => {
         reading.set(fileIndex, (reading.get(fileIndex) ?? 0) + n);
@@ -170,14 +188,14 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
         try {
           onFile(done, files.length, now);
         } catch (error) {
-          stoppedWithin ??= { error };
+          stop.keep(error);
           throw error; // ends this file's read
         }
       }
     : undefined;
   const perFile: PerFile = { maxEvents: options.maxEventsPerFile, onRead };
   const record = ({ results: outs, chunk }: GroupResult) => {
-    if (stoppedWithin) throw stoppedWithin.error;
+    stop.throwIfStopped();
     if (chunk) onChunk(chunk);
     for (const o of outs) {
       results[o.stats.fileIndex] = o;
@@ -189,7 +207,7 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
   };
 
   if (jobs <= 1 || totalBytes < (options.minParallelBytes ?? envMinParallelBytes() ?? MIN_PARALLEL_BYTES)) {
-    const here = new HereScanner(mode, record, false, perFile);
+    const here = new HereScanner(mode, record, stop, false, perFile);
     let stopped = false;
     for (const g of groups) {
       await here.take(g);
@@ -200,7 +218,7 @@ async function scanAll(files: JournalFile[], options: ParallelScanOptions, mode:
     if (stopped) return results.filter((o) => o !== undefined); // the files read before the stop
   } else {
     const queue = [...groups].sort((a, b) => b.weight - a.weight);
-    const fellBack = await runPool(queue, jobs, record, files, mode, perFile);
+    const fellBack = await runPool(queue, jobs, record, stop, files, mode, perFile);
     options.onPlan?.({ threads: jobs, fellBack });
   }
   return results;
@@ -219,37 +237,35 @@ const ARCHIVES_IN_FLIGHT = 2;
  */
 class HereScanner {
   private readonly archives = new Set<Promise<void>>();
-  /** The first error of an archive's group (its record threw: the caller's onFile), thrown at the next take or drain. */
-  private failed: { error: unknown } | undefined;
 
   constructor(
     private readonly mode: ScanMode,
     private readonly record: (r: GroupResult) => void,
+    /** An archive's error (its record threw: the caller's onFile) is kept here, and thrown at the next take or drain. */
+    private readonly stop: ScanStop,
     /** Workers are running: their answers (and requests for more) are read between groups. */
     private readonly yieldEachGroup: boolean,
     private readonly perFile: PerFile = {},
   ) {}
 
   async take(g: Group): Promise<void> {
-    this.throwIfFailed();
+    this.stop.throwIfStopped();
     if (g.files.some((f) => isGzipPath(f.path))) {
       // Caught here: an archive left in flight when the scan stops would reject with no one awaiting it (an unhandled rejection ends the process).
       const p: Promise<void> = scanGroup(g.files, this.mode, this.perFile)
-        .then((r) => (this.failed ? undefined : this.record(r)))
-        .catch((error: unknown) => {
-          this.failed ??= { error };
-        })
+        .then((r) => (this.stop.stopped ? undefined : this.record(r)))
+        .catch((error: unknown) => this.stop.keep(error))
         .finally(() => this.archives.delete(p));
       this.archives.add(p);
       if (this.archives.size >= ARCHIVES_IN_FLIGHT) await Promise.race(this.archives);
-      this.throwIfFailed();
+      this.stop.throwIfStopped();
       return;
     }
     const result = await scanGroup(g.files, this.mode, this.perFile);
     try {
       this.record(result);
     } catch (error) {
-      this.failed ??= { error }; // the archives in flight are not recorded after it either
+      this.stop.keep(error); // the archives in flight are not recorded after it either
       throw error;
     }
     // Archives in flight take their next chunk, workers are answered (a turn of the loop costs
@@ -259,11 +275,7 @@ class HereScanner {
 
   async drain(): Promise<void> {
     await Promise.all(this.archives);
-    this.throwIfFailed();
-  }
-
-  private throwIfFailed(): void {
-    if (this.failed) throw this.failed.error;
+    this.stop.throwIfStopped();
   }
 }
 
@@ -277,6 +289,7 @@ async function runPool(
   queue: Group[],
   jobs: number,
   record: (r: GroupResult) => void,
+  stop: ScanStop,
   files: JournalFile[],
   mode: ScanMode,
   perFile: PerFile,
@@ -291,11 +304,6 @@ async function runPool(
   /** Workers that have exited already (failed): there is nothing to stop, nor an exit to wait for. */
   const exited = new Set<Worker>();
   let givenBack = 0;
-  /** The first error of recording a worker's answer (the caller's onFile threw): the scan stops with it. */
-  let failed: { error: unknown } | undefined;
-  const throwIfFailed = () => {
-    if (failed) throw failed.error;
-  };
   let wake: (() => void) | null = null;
   const signal = () => {
     wake?.();
@@ -320,7 +328,7 @@ async function runPool(
     }
     workers.push(w);
     w.on('message', (msg: WorkerResponse) => {
-      if (failed) return; // the scan has stopped: answers still coming are not wanted
+      if (stop.stopped) return; // the scan has stopped: answers still coming are not wanted
       // Workers send events without their file name; it is the same string for the whole file.
       for (const out of msg.results) for (const e of out.events) e.file = files[e.fileIndex].display;
       inFlight.get(w)?.shift(); // a worker answers its jobs in order
@@ -328,7 +336,7 @@ async function runPool(
         record(msg);
         feed(w);
       } catch (error) {
-        failed = { error }; // thrown here it would be an uncaught exception, and the scan would never end
+        stop.keep(error); // thrown here it would be an uncaught exception, and the scan would never end
       }
       signal();
     });
@@ -346,22 +354,22 @@ async function runPool(
     });
     feed(w);
   }
-  const here = new HereScanner(mode, record, true, perFile); // workers' files count when done
+  const here = new HereScanner(mode, record, stop, true, perFile); // workers' files count when done
   try {
     for (;;) {
-      throwIfFailed();
+      stop.throwIfStopped();
       const group = queue.shift();
       if (group) {
         await here.take(group); // yields: finished workers report and take more
         continue;
       }
       await here.drain();
-      throwIfFailed();
+      stop.throwIfStopped();
       if (!busy()) break;
       await new Promise<void>((r) => (wake = r));
     }
   } catch (error) {
-    failed ??= { error }; // thrown by this thread's share: the workers' answers are not recorded either
+    stop.keep(error); // thrown by this thread's share: the workers' answers are not recorded either
     throw error;
   } finally {
     // Also when the scan failed: a worker left running keeps the caller's process alive for ever.

@@ -8,6 +8,7 @@
 //
 //   node bench/run.js [--sizes 1,4] [--quick] [--reps N] [--seed N] [--delete-corpus] [--json FILE]
 //   node bench/run.js --summary bench/results/results-<time>.json   (print a saved run again)
+//   node bench/run.js --history   (one line per saved run: the targets' ratios over time)
 //
 // --sizes   corpus sizes in GiB (default 1,4; with --quick: 1). 4 GiB takes ~4 GiB of disk and
 //           a few minutes to generate the first time; corpora live in bench/corpus/ (gitignored)
@@ -43,8 +44,10 @@ function parseArgs(argv) {
     else if (a === '--delete-corpus') args.deleteCorpus = true;
     else if (a === '--json') args.json = value();
     else if (a === '--summary') args.summary = value();
+    else if (a === '--history') args.history = true;
     else if (a === '--help' || a === '-h') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 13).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+      const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+      console.log(lines.slice(0, lines.findIndex((l) => !l.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n')); // the header comment
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -275,7 +278,32 @@ function summarize(results) {
   }
 }
 
+/** One line per saved run in bench/results/: each size's full run against the baseline and grep, `last`'s share, and the memory ratio. */
+function history() {
+  const dir = path.join(HERE, 'results');
+  console.log('run (UTC)        | size: --all s, × faster than baseline, × grep, last %, peak MB | RSS 4 GiB / 1 GiB');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+    const r = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
+    const cells = [];
+    const fullBySize = new Map();
+    for (const s of r.sizes) {
+      const m = (role) => s.commands.find((c) => roleOf(c) === role);
+      const [full, baseline, floor, last] = [m('full'), m('baseline'), m('floor'), m('last')];
+      if (!full || !baseline || !floor) continue;
+      fullBySize.set(s.sizeGiB, full);
+      cells.push(`${s.sizeGiB} GiB: ${fmt(full.median)} s, ${fmt(baseline.median / full.median, 1)}×, ${fmt(full.median / floor.median, 1)}×, ${last ? `${fmt((last.median / full.median) * 100, 1)}%` : 'n/a'}, ${fmt(full.peakRssMb, 0)} MB`);
+    }
+    const [one, four] = [fullBySize.get(1), fullBySize.get(4)];
+    const memory = one?.peakRssMb && four?.peakRssMb ? fmt(four.peakRssMb / one.peakRssMb, 3) : 'n/a';
+    console.log(`${r.when.slice(0, 16).replace('T', ' ')} | ${cells.join(' | ')} | ${memory}`);
+  }
+}
+
 const args = parseArgs(process.argv.slice(2));
+if (args.history) {
+  history();
+  process.exit(0);
+}
 if (args.summary) {
   summarize(JSON.parse(readFileSync(args.summary, 'utf8')));
   process.exit(0);

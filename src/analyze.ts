@@ -782,7 +782,7 @@ function scanLimits(files: FileStats[], mentioned: ReadonlySet<string>): string[
   if (summarize) {
     const lines = repeating.reduce((n, f) => n + f.duplicateLines, 0);
     const some = repeating.slice(0, 3).map((f) => f.file).join(', ');
-    out.push(`${repeating.length} files: ${lines} lines of delegation events or markers repeat another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and were read once (${some}, …).`);
+    out.push(`${repeating.length} files: ${lines} lines of delegation events, markers or session ends repeat another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and were read once (${some}, …).`);
   }
   return out;
 }

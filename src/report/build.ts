@@ -236,4 +236,4 @@ export function fileLimits(st: FileStats, { partial = true, untimed = true, dupl
 }
 
 const duplicateLimit = (st: FileStats) =>
-  `${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line of a delegation event or marker repeats' : 'lines of delegation events or markers repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`;
+  `${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line of a delegation event, marker or session end repeats' : 'lines of delegation events, markers or session ends repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`;

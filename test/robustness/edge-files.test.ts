@@ -280,12 +280,24 @@ describe('many .jsonl/.jsonl.gz pairs', () => {
     const few = await named(pairs(3));
     expect(few.limits.filter((l) => l.includes('repeat'))).toHaveLength(3);
     // Only delegation lines are compared (helper audit: the count read as every repeated line).
-    expect(few.limits.find((l) => l.includes('repeat'))).toMatch(/\/p\d\.jsonl(\.gz)?: 1 line of a delegation event or marker repeats another journal of the same session/);
+    expect(few.limits.find((l) => l.includes('repeat'))).toMatch(/\/p\d\.jsonl(\.gz)?: 1 line of a delegation event, marker or session end repeats another journal of the same session/);
     const many = await named(pairs(12));
     expect(many.stats.duplicateLines).toBe(12);
     const lines = many.limits.filter((l) => l.includes('repeat'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^12 files: 12 lines of delegation events or markers repeat another journal of the same session \(its \.jsonl\/\.jsonl\.gz sibling, or its copy in the other layout\) and were read once \([^,]+, [^,]+, [^,]+, …\)\.$/);
+    expect(lines[0]).toMatch(/^12 files: 12 lines of delegation events, markers or session ends repeat another journal of the same session \(its \.jsonl\/\.jsonl\.gz sibling, or its copy in the other layout\) and were read once \([^,]+, [^,]+, [^,]+, …\)\.$/);
+  });
+});
+
+describe('a session_end repeated by a .jsonl/.jsonl.gz pair', () => {
+  it('is named as one in the Limits line (it is neither a delegation event nor a marker)', async () => {
+    const root = tempDir('pair-session-end');
+    const text = '{"type":"session_end","ts":"2026-03-10T09:00:00Z","session_id":"s1"}\n';
+    writeTree(root, { 's1.jsonl': text, 's1.jsonl.gz': gzipSync(Buffer.from(text)) });
+    const r = await runMain(['--sessions', root, '--all', '--format', 'json', '--fail-on', 'none']);
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(doc.stats.duplicateLines).toBe(1);
+    expect(doc.limits).toEqual([`${path.join(root, 's1.jsonl.gz')}: 1 line of a delegation event, marker or session end repeats another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and was read once.`]);
   });
 });
 

@@ -18,7 +18,7 @@ import { forgetScan } from './model/cross-index.js';
 import { hash53 } from './journal/id-hash.js';
 import { groupDelegations } from './model/group.js';
 import { delegationOrder, filesBySession, isLastTarget, resolveTarget, targetCandidate } from './model/target.js';
-import { buildDelegationReport, fileLimits } from './report/build.js';
+import { buildDelegationReport, fileLimits, repeatedLines } from './report/build.js';
 import { SCHEMA_VERSION, type DelegationReport, type ReportTargetKind, type ScanStats, type TraceReport } from './report/types.js';
 import { compareInstants, monotonicMs } from './journal/time.js';
 import { VERSION } from './version.js';
@@ -782,7 +782,7 @@ function scanLimits(files: FileStats[], mentioned: ReadonlySet<string>): string[
   if (summarize) {
     const lines = repeating.reduce((n, f) => n + f.duplicateLines, 0);
     const some = repeating.slice(0, 3).map((f) => f.file).join(', ');
-    out.push(`${repeating.length} files: ${lines} lines of delegation events, markers or session ends repeat another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and were read once (${some}, …).`);
+    out.push(`${repeating.length} files: ${repeatedLines(lines)} (${some}, …).`);
   }
   return out;
 }

@@ -211,7 +211,7 @@ function missingPreviews(d: Delegation): string[] {
   const lacking = [...d.runs.values()].flatMap((r) => r.completions.filter((c) => c.outputPreview === undefined));
   if (lacking.length > 0) {
     const one = lacking.length === 1;
-    const first = [...lacking].sort((a, b) => a.fileIndex - b.fileIndex || a.line - b.line)[0];
+    const first = lacking.reduce((a, b) => (b.fileIndex - a.fileIndex || b.line - a.line) < 0 ? b : a);
     out.push(`${one ? 'A sub-run completion' : `${lacking.length} sub-run completions`} (${one ? '' : 'first at '}${first.file}:${first.line}) ${one ? 'has' : 'have'} no output_preview (${OLDEST_ENGINE}): silent-failure and failed-in-aggregate could not judge ${one ? 'its output' : 'their outputs'}.`);
   }
   const join = d.completed;
@@ -235,5 +235,8 @@ export function fileLimits(st: FileStats, { partial = true, untimed = true, dupl
   return out;
 }
 
-const duplicateLimit = (st: FileStats) =>
-  `${st.file}: ${st.duplicateLines} ${st.duplicateLines === 1 ? 'line of a delegation event, marker or session end repeats' : 'lines of delegation events, markers or session ends repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${st.duplicateLines === 1 ? 'was' : 'were'} read once.`;
+/** `n` lines a .jsonl/.jsonl.gz pair (or a copy in the other layout) repeats, and where from: one wording for a file's Limits line and the scan-wide one. */
+export const repeatedLines = (n: number): string =>
+  `${n} ${n === 1 ? 'line of a delegation event, marker or session end repeats' : 'lines of delegation events, markers or session ends repeat'} another journal of the same session (its .jsonl/.jsonl.gz sibling, or its copy in the other layout) and ${n === 1 ? 'was' : 'were'} read once`;
+
+const duplicateLimit = (st: FileStats) => `${st.file}: ${repeatedLines(st.duplicateLines)}.`;

@@ -43,9 +43,8 @@ export const totalsMismatch: Check = {
     const succeeded = d.children.filter((ch) => succeededAtJoin(ch.final, c, d));
     // A success journaled within JOIN_INVERSION_MS after the join, its output not in the
     // aggregate, may or may not have been counted (late-result says so): the totals may take either.
-    const unsureRuns = succeeded.filter((ch) => !settledAtJoin(ch.final, c) && !joinedOutput(countedAtJoin(ch.final, c, d)!, c, d));
-    const unsure = unsureRuns.length;
-    const ok = c.succeeded !== null ? Math.min(succeeded.length, Math.max(succeeded.length - unsure, c.succeeded)) : succeeded.length;
+    const unsure = succeeded.filter((ch) => !settledAtJoin(ch.final, c) && !joinedOutput(countedAtJoin(ch.final, c, d)!, c, d));
+    const ok = c.succeeded !== null ? Math.min(succeeded.length, Math.max(succeeded.length - unsure.length, c.succeeded)) : succeeded.length;
     const rest = children - ok;
     const extra = c.totalSubRuns !== null ? c.totalSubRuns - children : 0;
     // Results without events can only be expected children that never started (setup or launch
@@ -68,19 +67,18 @@ export const totalsMismatch: Check = {
       problems.push(`total_sub_runs is ${c.totalSubRuns} but ${plural(children, 'child was', 'children were')} journaled (retries folded) and ${why}, so ${extra} extra ${extra === 1 ? 'result is' : 'results are'} unexplained${hint}`);
     }
     // The children taken as successes: all that succeeded by the join, less the unsure ones when ok leaves them out.
-    const unsureSet = new Set(unsureRuns);
+    const unsureSet = new Set(unsure);
     const okSet = new Set(ok === succeeded.length ? succeeded : succeeded.filter((ch) => !unsureSet.has(ch)));
-    const countedOk = (ch: (typeof d.children)[number]) => okSet.has(ch);
     if (c.succeeded !== null && c.succeeded !== ok) {
       problems.push(`succeeded is ${c.succeeded} but ${plural(ok, 'child', 'children')} succeeded (completed without error)`);
       // Counted a success that was not one (the others' lines), or left out one that was (the successes' lines).
-      const miscounted = c.succeeded > ok ? d.children.filter((ch) => !countedOk(ch)) : d.children.filter(countedOk);
+      const miscounted = d.children.filter((ch) => okSet.has(ch) !== (c.succeeded! > ok));
       for (const ch of miscounted) rests.push(...runLine(ch.final, c));
     }
     const expectedFailed = rest + Math.max(0, extra);
     if (c.failed !== null && c.failed !== expectedFailed) {
       problems.push(`failed is ${c.failed} but ${plural(expectedFailed, 'result', 'results')} did not succeed${extra > 0 ? ` (${plural(rest, 'journaled child', 'journaled children')} + ${extra} without events)` : ''}`);
-      for (const ch of d.children.filter((x) => !countedOk(x))) rests.push(...runLine(ch.final, c));
+      for (const ch of d.children) if (!okSet.has(ch)) rests.push(...runLine(ch.final, c));
     }
     if (problems.length > 0) {
       const evidence: Location[] = [];
